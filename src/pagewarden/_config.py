@@ -1,0 +1,259 @@
+"""Frozen, validated configuration.
+
+Every value is checked once, when the object is built; afterwards the reader
+trusts it. There is no process-wide mutable policy: two readers with different
+configs never influence each other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from ._errors import InvalidInput
+from ._protocols import IPAddress, Resolver
+
+__all__ = [
+    "DEFAULT_CONTENT_TYPES",
+    "AllowedDestination",
+    "GuardProfile",
+    "Limits",
+    "ReaderConfig",
+    "RenderMode",
+    "RequestedUse",
+    "parse_allowed_destination",
+]
+
+RenderMode = Literal["auto", "never", "always"]
+RequestedUse = Literal[
+    "summarize", "answer_with_citation", "extract_facts", "search_more", "call_readonly_tool"
+]
+GuardProfile = Literal["balanced", "strict"]
+
+RENDER_MODES: tuple[str, ...] = get_args(RenderMode)
+REQUESTED_USES: tuple[str, ...] = get_args(RequestedUse)
+GUARD_PROFILES: tuple[str, ...] = get_args(GuardProfile)
+
+DEFAULT_CONTENT_TYPES: frozenset[str] = frozenset(
+    {"text/html", "application/xhtml+xml", "text/plain", "text/markdown"}
+)
+# Types the extractor knows how to read; configuring anything else would only
+# move the failure from intake to extraction.
+READABLE_CONTENT_TYPES = DEFAULT_CONTENT_TYPES
+
+MAX_TIMEOUT = 300.0
+_MEDIA_TYPE = re.compile(r"^[a-z0-9!#$&^_.+-]{1,64}/[a-z0-9!#$&^_.+-]{1,64}$")
+_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{name} must be an integer in {low}..{high}", reason=f"invalid_{name}")
+    return value
+
+
+def _check_seconds(name: str, value: object, high: float = MAX_TIMEOUT) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{name} must be a number of seconds", reason=f"invalid_{name}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or not 0 < seconds <= high:
+        raise InvalidInput(f"{name} must be in (0, {high:g}] seconds", reason=f"invalid_{name}")
+    return seconds
+
+
+@dataclass(frozen=True, slots=True)
+class AllowedDestination:
+    """One parsed ``unsafe_allow_destinations`` entry.
+
+    ``kind`` is ``"address"`` (an exact IP and port), ``"host"`` (an exact
+    host name and port) or ``"network"`` (every address of a CIDR block, any port).
+    """
+
+    kind: Literal["address", "host", "network"]
+    host: str | None = None
+    address: IPAddress | None = None
+    network: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
+    port: int | None = None
+
+    def allows_address(self, address: IPAddress, port: int) -> bool:
+        """Whether this entry lets a connection to ``address:port`` through."""
+        if self.kind == "network" and self.network is not None:
+            return address.version == self.network.version and address in self.network
+        if self.kind == "address":
+            return address == self.address and port == self.port
+        return False
+
+    def allows_host(self, host: str, port: int) -> bool:
+        """Whether this entry names exactly ``host:port``."""
+        return self.kind == "host" and host == self.host and port == self.port
+
+
+def parse_allowed_destination(entry: str) -> AllowedDestination:
+    """Parse ``ip:port``, ``[v6]:port``, ``host:port`` or a CIDR block."""
+    if not isinstance(entry, str) or not 0 < len(entry) <= 300:
+        raise InvalidInput("an allowed destination must be a short string", reason="invalid_destination")
+    text = entry.strip().lower()
+    if "/" in text:
+        try:
+            network = ipaddress.ip_network(text, strict=True)
+        except ValueError:
+            raise InvalidInput(
+                "an allowed network must be a canonical CIDR block such as 127.0.0.0/8",
+                reason="invalid_destination",
+            ) from None
+        return AllowedDestination(kind="network", network=network)
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not port_text.isdigit() or not host:
+        raise InvalidInput(
+            "an allowed destination needs an explicit port: ip:port, [v6]:port or host:port",
+            reason="invalid_destination",
+        )
+    port = _check_int("destination_port", int(port_text), 1, 65535)
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        labels = host.rstrip(".").split(".")
+        if not all(_HOST_LABEL.match(label) for label in labels):
+            raise InvalidInput("an allowed host must be a plain DNS name", reason="invalid_destination") from None
+        return AllowedDestination(kind="host", host=".".join(labels), port=port)
+    return AllowedDestination(kind="address", address=address, port=port)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Size and count limits of one read. Exceeding any is ``RESPONSE_TOO_LARGE``."""
+
+    max_url_chars: int = 2_048
+    max_compressed_bytes: int = 2_000_000
+    max_decoded_bytes: int = 5_000_000
+    max_header_bytes: int = 65_536
+    max_header_count: int = 100
+    max_redirects: int = 5
+    max_dns_answers: int = 64
+    min_readable_chars: int = 80
+    max_links: int = 500
+
+    def __post_init__(self) -> None:
+        _check_int("max_url_chars", self.max_url_chars, 16, 8_192)
+        _check_int("max_compressed_bytes", self.max_compressed_bytes, 1_024, 50_000_000)
+        _check_int("max_decoded_bytes", self.max_decoded_bytes, 1_024, 100_000_000)
+        if self.max_decoded_bytes < self.max_compressed_bytes:
+            raise InvalidInput(
+                "max_decoded_bytes must be at least max_compressed_bytes", reason="invalid_limits"
+            )
+        _check_int("max_header_bytes", self.max_header_bytes, 1_024, 1_048_576)
+        _check_int("max_header_count", self.max_header_count, 8, 1_000)
+        _check_int("max_redirects", self.max_redirects, 0, 20)
+        _check_int("max_dns_answers", self.max_dns_answers, 1, 1_024)
+        _check_int("min_readable_chars", self.min_readable_chars, 0, 100_000)
+        _check_int("max_links", self.max_links, 0, 10_000)
+
+
+def _default_user_agent() -> str:
+    from . import __version__
+
+    return f"pagewarden/{__version__}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """Everything a reader needs, validated once.
+
+    Attributes:
+        timeout: default deadline of one read in seconds (DNS, connect,
+            redirects, body and extraction together).
+        limits: size and count limits, see :class:`Limits`.
+        allowed_content_types: media types accepted from servers.
+        resolver: DNS resolver; ``None`` uses the operating system's.
+        unsafe_allow_destinations: ``ip:port``, ``host:port`` or CIDR entries
+            that may be reached although private or on a non-standard port.
+            The only way to reach a loopback test server. Never derive these
+            from untrusted input.
+        unsafe_allow_sensitive_query: send URLs whose query looks like it
+            carries a secret or personal data (refused by default).
+        user_agent: the User-Agent header.
+        guard_profile: ``balanced`` or ``strict``.
+        default_render: the render mode used when a call does not give one.
+        max_characters: default cap on returned Markdown characters.
+    """
+
+    timeout: float = 15.0
+    limits: Limits = field(default_factory=Limits)
+    allowed_content_types: frozenset[str] = DEFAULT_CONTENT_TYPES
+    resolver: Resolver | None = None
+    unsafe_allow_destinations: tuple[str, ...] = ()
+    unsafe_allow_sensitive_query: bool = False
+    user_agent: str = field(default_factory=_default_user_agent)
+    guard_profile: GuardProfile = "balanced"
+    default_render: RenderMode = "auto"
+    max_characters: int = 20_000
+    allowed_destinations: tuple[AllowedDestination, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timeout", _check_seconds("timeout", self.timeout))
+        if not isinstance(self.limits, Limits):
+            raise InvalidInput("limits must be a pagewarden.Limits", reason="invalid_limits")
+        types = self.allowed_content_types
+        if isinstance(types, str) or not isinstance(types, Iterable):
+            raise InvalidInput("allowed_content_types must be a set of media types", reason="invalid_content_types")
+        normalized = frozenset(str(t).strip().lower() for t in types)
+        if not normalized or not all(_MEDIA_TYPE.match(t) for t in normalized):
+            raise InvalidInput("allowed_content_types must be non-empty media types", reason="invalid_content_types")
+        if not normalized <= READABLE_CONTENT_TYPES:
+            raise InvalidInput(
+                "allowed_content_types may only contain " + ", ".join(sorted(READABLE_CONTENT_TYPES)),
+                reason="invalid_content_types",
+            )
+        object.__setattr__(self, "allowed_content_types", normalized)
+        if self.resolver is not None and not callable(getattr(self.resolver, "resolve", None)):
+            raise InvalidInput("resolver must have an async resolve(host) method", reason="invalid_resolver")
+        entries = self.unsafe_allow_destinations
+        if isinstance(entries, str) or not isinstance(entries, Iterable):
+            raise InvalidInput("unsafe_allow_destinations must be a list of strings", reason="invalid_destination")
+        entries = tuple(entries)
+        if len(entries) > 256:
+            raise InvalidInput("at most 256 allowed destinations", reason="invalid_destination")
+        object.__setattr__(self, "unsafe_allow_destinations", entries)
+        object.__setattr__(self, "allowed_destinations", tuple(parse_allowed_destination(e) for e in entries))
+        if not isinstance(self.unsafe_allow_sensitive_query, bool):
+            raise InvalidInput("unsafe_allow_sensitive_query must be a bool", reason="invalid_option")
+        ua = self.user_agent
+        if not isinstance(ua, str) or not 0 < len(ua) <= 512 or not ua.isprintable():
+            raise InvalidInput("user_agent must be 1..512 printable characters", reason="invalid_user_agent")
+        if self.guard_profile not in GUARD_PROFILES:
+            raise InvalidInput("guard_profile must be balanced or strict", reason="invalid_profile")
+        if self.default_render not in RENDER_MODES:
+            raise InvalidInput("default_render must be auto, never or always", reason="invalid_render")
+        _check_int("max_characters", self.max_characters, 200, 100_000)
+
+    def replace(self, **changes: Any) -> ReaderConfig:
+        """A copy with ``changes`` applied and validated; unknown names are ``INVALID_INPUT``."""
+        names = {f.name for f in dataclasses.fields(self) if f.init}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise InvalidInput("unknown reader option: " + ", ".join(unknown)[:200], reason="unknown_option")
+        return dataclasses.replace(self, **changes)
+
+
+def check_timeout(value: object) -> float:
+    """Validate a per-call timeout in seconds."""
+    return _check_seconds("timeout", value)
+
+
+def check_max_characters(value: object) -> int:
+    """Validate a per-call ``max_characters``."""
+    return _check_int("max_characters", value, 200, 100_000)
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """Validate an enumerated string argument."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInput(f"{name} must be one of: " + ", ".join(choices), reason=f"invalid_{name}")
+    return value
