@@ -1,0 +1,1 @@
+"""Helpers of ``scripts/bench``: corpus loading, a loopback server, metrics."""

@@ -1,0 +1,178 @@
+"""AsyncReader: the orchestration of one read, under one deadline.
+
+A read travels: URL intake -> address policy and pinned transport -> decode ->
+segments and guard -> extraction -> Document. Everything after intake happens
+inside a single ``anyio.fail_after`` scope, so DNS, connects, redirects, the
+body, the guard and extraction share one deadline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import UTC, datetime
+from functools import partial
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ._config import (
+    RENDER_MODES,
+    REQUESTED_USES,
+    ReaderConfig,
+    check_choice,
+    check_max_characters,
+    check_timeout,
+)
+from ._document import Document, FetchInfo, SecurityReport, Timings
+from ._errors import ConfigMissing, InvalidInput, Timeout
+from ._extract import truncate
+from ._net import FetchedResponse, fetch
+from ._pipeline import Processed, process_response
+
+__all__ = ["AsyncReader"]
+
+STATIC_LIMITATIONS = (
+    "Fetched without running JavaScript: content a script would add or hide was not seen.",
+)
+
+
+class AsyncReader:
+    """Reads public web pages into guarded, citable Markdown.
+
+    ``AsyncReader(config=None, **options)``: ``options`` are
+    :class:`ReaderConfig` fields applied on top of ``config`` (or of the
+    defaults), validated once. Use it as an async context manager, or call
+    :meth:`aclose` when done. After closing, every call raises
+    ``CONFIG_MISSING``.
+    """
+
+    def __init__(self, config: ReaderConfig | None = None, **options: Any) -> None:
+        if config is not None and not isinstance(config, ReaderConfig):
+            raise InvalidInput("config must be a pagewarden.ReaderConfig", reason="invalid_config")
+        base = config if config is not None else ReaderConfig()
+        self._config = base.replace(**options) if options else base
+        self._closed = False
+
+    @property
+    def config(self) -> ReaderConfig:
+        """The validated configuration of this reader."""
+        return self._config
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._closed
+
+    async def __aenter__(self) -> AsyncReader:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release the reader's resources. Idempotent."""
+        self._closed = True
+
+    async def read(
+        self,
+        url: str,
+        *,
+        render: str | None = None,
+        max_characters: int | None = None,
+        requested_use: str = "answer_with_citation",
+        timeout: float | None = None,
+    ) -> Document:
+        """Fetch ``url``, guard it, and return it as a :class:`Document`.
+
+        Args:
+            url: an absolute http(s) URL of a public page.
+            render: ``"never"`` (static HTTP only), ``"auto"`` (static first,
+                the browser only when the page lacks readable content) or
+                ``"always"``. Defaults to ``config.default_render``. Rendering
+                is not available yet: ``"auto"`` reads statically and
+                ``"always"`` raises ``CONFIG_MISSING``.
+            max_characters: cap on the returned Markdown/text (200..100,000).
+            requested_use: what the caller will do with the content; tool-
+                chaining uses are judged more strictly by the guard.
+            timeout: deadline of the whole read in seconds (default
+                ``config.timeout``).
+
+        Raises:
+            PagewardenError: with a stable ``code``; see :mod:`pagewarden` docs.
+        """
+        if self._closed:
+            raise ConfigMissing("the reader is closed", reason="reader_closed")
+        if not isinstance(url, str):
+            raise InvalidInput("url must be a string", reason="invalid_url_type")
+        mode = check_choice("render", self._config.default_render if render is None else render, RENDER_MODES)
+        use = check_choice("requested_use", requested_use, REQUESTED_USES)
+        limit = check_max_characters(self._config.max_characters if max_characters is None else max_characters)
+        deadline = check_timeout(self._config.timeout if timeout is None else timeout)
+        if mode == "always":
+            raise ConfigMissing(
+                "rendering is not available in this version: use render='never' or 'auto'",
+                reason="browser_unavailable",
+            )
+        started = time.perf_counter()
+        try:
+            with anyio.fail_after(deadline):
+                response = await fetch(url, self._config)
+                processed = await anyio.to_thread.run_sync(
+                    partial(process_response, response, self._config, use), abandon_on_cancel=True
+                )
+        except TimeoutError:
+            raise Timeout(
+                f"the read did not finish within {deadline:g} s", reason="read_deadline", url=url, stage="read"
+            ) from None
+        return _build_document(url, response, processed, limit, time.perf_counter() - started)
+
+
+def _build_document(
+    url: str, response: FetchedResponse, processed: Processed, limit: int, total: float
+) -> Document:
+    extraction = processed.extraction
+    markdown, text, truncated = truncate(extraction.markdown, extraction.text, limit)
+    timings = Timings(
+        total=total,
+        dns=response.dns_seconds,
+        connect=response.connect_seconds,
+        http=response.http_seconds,
+        guard=processed.guard_seconds,
+        extract=processed.extract_seconds,
+    )
+    fetch_info = FetchInfo(
+        method="http",
+        status=response.status,
+        content_type=response.content_type,
+        charset=response.charset,
+        compressed_bytes=response.compressed_bytes,
+        decoded_bytes=response.decoded_bytes,
+        redirects=response.redirects,
+        timings=timings,
+    )
+    report = processed.report
+    security = SecurityReport(
+        decision=report.decision,
+        findings=report.findings,
+        limitations=tuple(dict.fromkeys((*report.limitations, *STATIC_LIMITATIONS))),
+    )
+    return Document(
+        # The fragment was never sent; it stays on the requested URL only.
+        url=url.strip(),
+        final_url=response.final_url,
+        title=extraction.title,
+        markdown=markdown,
+        text=text,
+        links=extraction.links,
+        metadata=extraction.metadata,
+        retrieved_at=datetime.now(UTC),
+        truncated=truncated,
+        content_sha256=hashlib.sha256(extraction.markdown.encode("utf-8")).hexdigest(),
+        fetch=fetch_info,
+        security=security,
+    )

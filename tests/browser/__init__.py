@@ -1,0 +1,1 @@
+"""Browser discovery and real-Chromium tests."""

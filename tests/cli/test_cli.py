@@ -1,0 +1,85 @@
+"""The console script: output forms and distinct exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from pagewarden.cli import main
+from tests.reader import pages
+from tests.support.server import FixtureServer
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def site(fixture_server: FixtureServer) -> FixtureServer:
+    """The fixture server with the pages every CLI test uses."""
+    fixture_server.add("/article", headers=HTML, body=pages.ARTICLE.encode())
+    fixture_server.add("/hidden", headers=HTML, body=pages.HIDDEN_INJECTION.encode())
+    fixture_server.add("/short", headers=HTML, body=pages.SHORT.encode())
+    return fixture_server
+
+
+def test_read_prints_markdown_with_header(site: FixtureServer) -> None:
+    """`pagewarden read` prints a header naming source and decision, then the Markdown."""
+    code, out, _ = _run("read", site.url("/article"), "--render", "never",
+                        "--unsafe-allow-destination", site.host_port)
+    assert code == 0
+    assert out.startswith("# How river deltas form")
+    assert f"Source: {site.url('/article')}" in out
+    assert "decision: allow" in out
+    assert "sediment settles" in out
+
+
+def test_read_json_is_the_document(site: FixtureServer) -> None:
+    """--json prints the Document's public fields as one JSON object."""
+    code, out, _ = _run("read", site.url("/article"), "--json", "--render", "never",
+                        "--unsafe-allow-destination", site.host_port)
+    data = json.loads(out)
+    assert code == 0
+    assert data["final_url"] == site.url("/article")
+    assert data["security"]["trust"] == "untrusted"
+
+
+EXIT_CASES = [
+    ("/article", [], 3, "UNSAFE_URL"),
+    ("/hidden", ["--unsafe-allow-destination"], 4, "GUARD_DENIED"),
+    ("/short", ["--unsafe-allow-destination"], 5, "CONTENT_INSUFFICIENT"),
+]
+
+
+@pytest.mark.parametrize(("path", "extra", "exit_code", "error_code"), EXIT_CASES)
+def test_failures_have_distinct_exit_codes(
+    site: FixtureServer, path: str, extra: list[str], exit_code: int, error_code: str
+) -> None:
+    """Refused, guard-denied and insufficient reads exit 3, 4 and 5, with the code in JSON."""
+    argv = ["read", site.url(path), "--json", "--render", "never"]
+    if extra:
+        argv += [*extra, site.host_port]
+    code, out, _ = _run(*argv)
+    assert code == exit_code
+    assert json.loads(out)["error"]["code"] == error_code
+
+
+def test_text_errors_go_to_stderr(site: FixtureServer) -> None:
+    """Without --json an error prints its code and reason on stderr, nothing on stdout."""
+    code, out, err = _run("read", site.url("/article"), "--render", "never")
+    assert code == 3
+    assert out == ""
+    assert err.startswith("pagewarden: UNSAFE_URL")
+
+
+def test_invalid_input_exits_2() -> None:
+    """An out-of-range option is a usage error (exit 2)."""
+    code, _, err = _run("read", "https://example.com/", "--max-characters", "5")
+    assert code == 2
+    assert "INVALID_INPUT" in err
