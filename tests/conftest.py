@@ -1,0 +1,76 @@
+"""Root fixtures shared by every test folder.
+
+* ``anyio_backend``: async tests (``@pytest.mark.anyio``) run on asyncio only.
+* ``socket_tripwire`` (autouse): every test runs under the socket tripwire of
+  :mod:`tests.support.tripwire`. A TCP connect is allowed only from
+  pagewarden's pinned dial path and only to a loopback address; DNS lookups
+  of anything but IP literals and ``localhost`` are refused (inject a
+  resolver from :mod:`tests.support.resolvers`). A violation raises
+  ``TripwireTripped`` where it happens *and* fails the test afterwards, even if
+  the code under test swallowed the exception. A test that means to trip it
+  calls ``socket_tripwire.take_violations()``; a test that must make a raw
+  connect wraps it in ``socket_tripwire.allow(host, port)``.
+* ``fixture_server``: a started :class:`tests.support.server.FixtureServer`
+  on 127.0.0.1, stopped after the test. pagewarden reaches it only with
+  ``ReaderConfig(unsafe_allow_destinations=(fixture_server.host_port,))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+
+import pytest
+
+from tests.support.server import FixtureServer
+from tests.support.tripwire import SocketTripwire
+
+# pytester runs inner pytest sessions (used to prove a swallowed trip still fails a test).
+pytest_plugins = ("pytester",)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Run anyio tests on asyncio only."""
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def socket_tripwire() -> Iterator[SocketTripwire]:
+    """Install the socket tripwire around every test (setup, call and teardown of later fixtures)."""
+    wire = SocketTripwire()
+    wire.install()
+    try:
+        yield wire
+    finally:
+        wire.uninstall()
+    leftover = wire.take_violations()
+    if leftover:
+        pytest.fail("socket tripwire: " + "; ".join(leftover), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """Fail the test itself (not only its teardown) when it tripped the tripwire."""
+    failed = False
+    try:
+        return (yield)
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        funcargs = getattr(item, "funcargs", {})
+        wire = funcargs.get("socket_tripwire")
+        if isinstance(wire, SocketTripwire) and not failed:
+            violations = wire.take_violations()
+            if violations:
+                pytest.fail("socket tripwire: " + "; ".join(violations), pytrace=False)
+
+
+@pytest.fixture
+def fixture_server() -> Iterator[FixtureServer]:
+    """A started loopback fixture server, stopped after the test."""
+    server = FixtureServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
