@@ -1,0 +1,133 @@
+"""Match the rules against segments and build findings.
+
+For each normalized variant of a segment, a rule is tried only when one of its
+needles occurs in the text; then only the sentence-like units around its needle
+occurrences are handed to its anchor and full patterns. A unit ends at a newline or at sentence punctuation, and is
+bounded in length, so matching stays linear in the page size.
+
+Location policy (documented choice): a finding keeps the rule's category (more
+useful than the reference guard's blanket ``hidden_instruction``); its
+severity is raised to at least ``high`` in hidden, comment, metadata and
+template content and to at least ``medium`` in attributes. The next pass adds a
+separate ``hidden_instruction`` rule for AI-directed imperatives in hidden text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+
+from .normalize import variants
+from .report import Finding, Location, Severity
+from .rules import CJK, Rule, RuleSet
+from .segments import Segment
+
+__all__ = ["HIDDEN_TYPE_LOCATIONS", "MAX_REASON_CHARS", "scan_segment", "segment_hash"]
+
+HIDDEN_TYPE_LOCATIONS = frozenset({Location.HIDDEN, Location.COMMENT, Location.METADATA, Location.TEMPLATE})
+MAX_REASON_CHARS = 200
+# A unit reaches at most this far on each side of the anchor hit.
+_UNIT_REACH = 320
+# Above this many needle hits in one text, find candidates with the anchor regex.
+_MAX_NEEDLE_HITS = 256
+_BOUNDARY = re.compile(r"\n|[.!?](?=\s|$)|[。！？]")
+
+
+def segment_hash(text: str) -> str:
+    """First 16 hex digits of SHA-256 over the segment text (identifies it without quoting it)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
+    low = max(0, start - _UNIT_REACH)
+    unit_start = low
+    for boundary in _BOUNDARY.finditer(text, low, start):
+        unit_start = boundary.end()
+    following = _BOUNDARY.search(text, end, end + _UNIT_REACH)
+    unit_end = following.end() if following is not None else min(len(text), end + _UNIT_REACH)
+    return unit_start, unit_end
+
+
+def _units(text: str, rule: Rule) -> Iterator[str]:
+    """The sentence-like units of ``text`` that may hold a match of ``rule``.
+
+    Units are found from needle positions with ``str.find`` (C speed); when a
+    needle is very frequent the rule's anchor regex is used instead, which
+    still visits every candidate. Each unit is yielded once.
+    """
+    positions: list[int] = []
+    for needle in rule.needles:
+        found = text.find(needle)
+        while found >= 0 and len(positions) <= _MAX_NEEDLE_HITS:
+            positions.append(found)
+            found = text.find(needle, found + 1)
+    if len(positions) > _MAX_NEEDLE_HITS:
+        positions = [hit.start() for hit in rule.anchor.finditer(text)]
+    else:
+        positions.sort()
+    end = -1
+    for position in positions:
+        if position < end:
+            continue
+        start, end = _unit_at(text, position, position + 1)
+        yield text[start:end].strip()
+
+
+def _clamp(value: float) -> float:
+    return round(min(0.99, max(0.05, value)), 3)
+
+
+def scan_segment(segment: Segment, rules: RuleSet, *, strict: bool) -> list[Finding]:
+    """Every finding in one segment, at most one per rule (the first variant that matches wins)."""
+    digest = ""
+    fired: set[str] = set()
+    findings: list[Finding] = []
+    benign_seen = False
+    for variant in variants(segment.text):
+        has_cjk = not variant.text.isascii() and CJK.search(variant.text) is not None
+        # Rules sharing a needle list (the secret rules) check it once per variant.
+        gate: dict[tuple[str, ...], bool] = {}
+        for rule in rules.rules:
+            if rule.id in fired or (rule.needs_cjk and not has_cjk):
+                continue
+            applies = gate.get(rule.needles)
+            if applies is None:
+                applies = gate[rule.needles] = rule.applies_to(variant.text)
+            if not applies:
+                continue
+            for unit in _units(variant.text, rule):
+                if not rule.matches(unit):
+                    continue
+                fired.add(rule.id)
+                digest = digest or segment_hash(segment.text)
+                benign = segment.location is Location.VISIBLE and rules.benign_context.search(unit) is not None
+                benign_seen = benign_seen or benign
+                findings.append(_finding(rule.id, rule.category, rule.severity, rule.confidence, segment,
+                                         variant.techniques, digest, benign=benign, strict=strict))
+                break
+    if benign_seen:
+        findings.append(Finding("benign_mention", Severity.INFO, 0.7, segment.location, (), digest,
+                                "context:benign_mention"))
+    return findings
+
+
+def _finding(
+    rule_id: str, category: str, severity: Severity, confidence: float, segment: Segment,
+    techniques: tuple[str, ...], digest: str, *, benign: bool, strict: bool,
+) -> Finding:
+    if segment.location in HIDDEN_TYPE_LOCATIONS:
+        severity = max(severity, Severity.HIGH)
+        confidence += 0.15
+    elif segment.location is Location.ATTRIBUTE:
+        severity = max(severity, Severity.MEDIUM)
+        confidence += 0.05
+    if strict and severity == Severity.MEDIUM and not benign:
+        severity = Severity.HIGH
+    if benign:
+        confidence -= 0.2
+    if techniques:
+        # Obfuscation that was needed for the match is itself a signal.
+        confidence += 0.05
+    reason = f"rule:{rule_id}"[:MAX_REASON_CHARS]
+    return Finding(category, Severity(severity), _clamp(confidence), segment.location, techniques, digest, reason)
