@@ -361,3 +361,14 @@ def test_no_content_found_is_an_empty_extraction(monkeypatch: pytest.MonkeyPatch
         0,
     )
     assert not is_sufficient(extraction, min_chars=1)
+
+
+def test_source_indentation_never_becomes_a_code_block() -> None:
+    """Indented source lines around a link stay in their paragraph instead of turning into code."""
+    body = (
+        "<article><h1>Heading</h1><p>" + LONG_PARAGRAPH + "</p><p>First line of the paragraph\n"
+        "        continues here with <a href='/x'>a link</a> and then\n        more words follow.</p></article>"
+    )
+    extraction = _extract(_page(body))
+    assert "continues here" in extraction.markdown
+    assert not any(line.startswith("    ") for line in extraction.markdown.splitlines())

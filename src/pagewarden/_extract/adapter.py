@@ -40,6 +40,7 @@ __all__ = ["extract_html"]
 # never modified: nobody else's configuration changes can reach it.
 _CONFIG = use_config()
 _UNLINKED = "pagewarden-unlinked"
+_WHITESPACE_RUN = re.compile(r"\s*\n\s*")
 # Characters XML 1.0 does not allow (lxml refuses them in element text).
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -79,11 +80,26 @@ def _apply_link_policy(body: etree._Element, policy: LinkPolicy) -> None:
         etree.strip_tags(body, _UNLINKED)
 
 
+def _collapse_source_whitespace(body: etree._Element) -> None:
+    # Source indentation survives in text around inline elements (links,
+    # emphasis); written out as Markdown, an indented continuation line would
+    # turn into a code block. Line breaks that matter are <lb/> elements, so
+    # runs of whitespace can become one space everywhere but in code.
+    for element in body.iter():
+        if element.tag == "code" or any(parent.tag == "code" for parent in element.iterancestors()):
+            continue
+        if element.text and "\n" in element.text:
+            element.text = _WHITESPACE_RUN.sub(" ", element.text)
+        if element.tail and "\n" in element.tail:
+            element.tail = _WHITESPACE_RUN.sub(" ", element.tail)
+
+
 def _serialise(document: TrafilaturaDocument | None, policy: LinkPolicy) -> tuple[str, str]:
     body = document.body if document is not None else None
     if body is None:
         return "", ""
     _apply_link_policy(body, policy)
+    _collapse_source_whitespace(body)
     # xmltotxt copies the tree when formatting, so the body is still ours to unwrap.
     markdown = xmltotxt(body, True)
     etree.strip_tags(body, "ref")
