@@ -7,12 +7,15 @@ already read; ``extract_plain`` handles text and Markdown bodies;
 """
 
 from .adapter import extract_html
+from .dynamic import ESCALATION_MAX_READABLE_CHARS, client_rendered_sign
 from .plain import extract_plain, markdown_to_text
 from .result import Extraction, is_sufficient, readable_length
 from .truncate import truncate
 
 __all__ = [
+    "ESCALATION_MAX_READABLE_CHARS",
     "Extraction",
+    "client_rendered_sign",
     "extract_html",
     "extract_plain",
     "is_sufficient",
