@@ -1,0 +1,121 @@
+"""Per-context credentials of the pinning proxy, with their own refusal ledger.
+
+Each browser context gets a :class:`ProxySession` from
+:meth:`PinningProxy.new_session <pagewarden._browser.proxy.PinningProxy.new_session>`:
+a random user name and password (Playwright passes them per context with
+``browser.new_context(proxy=session.proxy_settings())``; Chromium keeps a
+proxy-auth cache per context, so the credentials never cross contexts), an
+optional deadline, and a ledger holding only this context's refusals, so a
+read can report exactly what *its* page tried. Closing the session revokes
+the credentials and cuts the session's connections.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Literal
+
+from .proxy_http import header_values
+from .proxy_launch import LOOPBACK_BYPASS
+from .proxy_ledger import RefusalLedger
+
+if TYPE_CHECKING:
+    from playwright.async_api import ProxySettings
+
+    from .proxy import PinningProxy
+
+__all__ = ["ProxySession", "authenticate"]
+
+
+class ProxySession:
+    """Credentials, deadline, ledger and counters of one browser context.
+
+    Attributes:
+        username: random, ``pw-`` followed by 16 hex digits.
+        password: random (24 bytes, URL-safe base64); never in ``repr``.
+        ledger: this session's refusals.
+        deadline: ``anyio.current_time()`` value after which its connections
+            are cut, or ``None``.
+        requests_forwarded, bytes_up, bytes_down: traffic that was allowed.
+        closed: the credentials no longer work.
+    """
+
+    def __init__(self, proxy: PinningProxy, ledger: RefusalLedger, deadline: float | None) -> None:
+        self.username = "pw-" + secrets.token_hex(8)
+        self.password = secrets.token_urlsafe(24)
+        self.ledger = ledger
+        self.deadline = deadline
+        self.requests_forwarded = 0
+        self.bytes_up = 0
+        self.bytes_down = 0
+        self.closed = False
+        self._proxy = proxy
+
+    def __repr__(self) -> str:
+        return f"ProxySession(username={self.username!r}, closed={self.closed}, refused={self.ledger.total})"
+
+    def proxy_settings(self) -> ProxySettings:
+        """The Playwright ``proxy=`` mapping for ``browser.new_context`` (server, bypass, credentials)."""
+        settings: ProxySettings = {
+            "server": self._proxy.server,
+            "bypass": LOOPBACK_BYPASS,
+            "username": self.username,
+            "password": self.password,
+        }
+        return settings
+
+    def note(self, bytes_up: int, bytes_down: int) -> None:
+        """Count one forwarded request or tunnel (called by the proxy)."""
+        self.requests_forwarded += 1
+        self.bytes_up += bytes_up
+        self.bytes_down += bytes_down
+
+    def revoke(self) -> None:
+        """Make the credentials stop working and cut this session's live connections (idempotent)."""
+        if not self.closed:
+            self.closed = True
+            self._proxy._forget(self)
+
+    async def aclose(self) -> None:
+        """Async spelling of :meth:`revoke`, for ``async with`` style owners."""
+        self.revoke()
+
+    async def __aenter__(self) -> ProxySession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.revoke()
+
+
+def authenticate(
+    headers: Iterable[tuple[bytes, bytes]], sessions: Mapping[str, ProxySession], decoy: str
+) -> ProxySession | Literal["invalid"] | None:
+    """The session whose ``Proxy-Authorization: Basic`` credentials ``headers`` carry.
+
+    Returns ``None`` when there is no such header (Chromium's first try,
+    answered with a 407 challenge) and ``"invalid"`` for anything else that
+    does not name an open session with its password. Passwords are compared
+    in constant time, against ``decoy`` for an unknown user name so the time
+    taken does not reveal which names exist.
+    """
+    values = header_values(headers, b"proxy-authorization")
+    if not values:
+        return None
+    scheme, _, token = values[0].strip().partition(b" ")
+    if len(values) != 1 or scheme.lower() != b"basic":
+        return "invalid"
+    try:
+        decoded = base64.b64decode(token.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return "invalid"
+    username, _, password = decoded.partition(":")
+    session = sessions.get(username)
+    expected = session.password if session is not None else decoy
+    matches = hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8"))
+    if session is None or not matches or session.closed:
+        return "invalid"
+    return session
