@@ -30,15 +30,26 @@ from ._errors import (
     UnsupportedContentType,
     UpstreamHTTP,
 )
+from ._guard import guard_html, guard_text
+from ._guard.extra import (
+    REFERENCE_CLASSIFIER_PROMPT,
+    aguard_html,
+    aguard_text,
+    llm_classifier_guard,
+    parse_classifier_verdict,
+)
 from ._guard.report import Decision, Finding, GuardReport, Location, Severity
-from ._protocols import Resolver
+from ._protocols import ContentGuard, GuardRequest, GuardSegment, Resolver
 from ._reader import AsyncReader
+from ._safe import fence
 from ._sync import Reader, read
 
 __all__ = [
+    "REFERENCE_CLASSIFIER_PROMPT",
     "AsyncReader",
     "BotChallenge",
     "ConfigMissing",
+    "ContentGuard",
     "ContentInsufficient",
     "Decision",
     "Document",
@@ -48,6 +59,8 @@ __all__ = [
     "GuardDenied",
     "GuardFailed",
     "GuardReport",
+    "GuardRequest",
+    "GuardSegment",
     "InvalidInput",
     "Limits",
     "Location",
@@ -70,5 +83,12 @@ __all__ = [
     "UnsupportedContentType",
     "UpstreamHTTP",
     "__version__",
+    "aguard_html",
+    "aguard_text",
+    "fence",
+    "guard_html",
+    "guard_text",
+    "llm_classifier_guard",
+    "parse_classifier_verdict",
     "read",
 ]

@@ -16,16 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from ._errors import InvalidInput
-from ._protocols import IPAddress, Resolver
+from ._protocols import ContentGuard, IPAddress, Resolver
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
+    "DEFAULT_GUARD_TIMEOUT",
     "AllowedDestination",
     "GuardProfile",
     "Limits",
+    "OnGuard",
     "ReaderConfig",
     "RenderMode",
     "RequestedUse",
+    "check_guard_timeout",
+    "check_guards",
     "parse_allowed_destination",
 ]
 
@@ -34,10 +38,16 @@ RequestedUse = Literal[
     "summarize", "answer_with_citation", "extract_facts", "search_more", "call_readonly_tool"
 ]
 GuardProfile = Literal["balanced", "strict"]
+OnGuard = Literal["raise", "redact", "return"]
 
 RENDER_MODES: tuple[str, ...] = get_args(RenderMode)
 REQUESTED_USES: tuple[str, ...] = get_args(RequestedUse)
 GUARD_PROFILES: tuple[str, ...] = get_args(GuardProfile)
+ON_GUARD_MODES: tuple[str, ...] = get_args(OnGuard)
+DEFAULT_GUARD_TIMEOUT = 5.0
+MAX_GUARD_TIMEOUT = 120.0
+MAX_GUARDS = 16
+_GUARD_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 DEFAULT_CONTENT_TYPES: frozenset[str] = frozenset(
     {"text/html", "application/xhtml+xml", "text/plain", "text/markdown"}
@@ -156,6 +166,33 @@ class Limits:
         _check_int("max_links", self.max_links, 0, 10_000)
 
 
+def check_guards(guards: object) -> tuple[ContentGuard, ...]:
+    """Validate a collection of extra guards: each has a valid, unique ``name`` and a callable ``inspect``."""
+    if isinstance(guards, str | bytes) or not isinstance(guards, Iterable):
+        raise InvalidInput("guards must be a sequence of content guards", reason="invalid_guards")
+    checked = tuple(guards)
+    if len(checked) > MAX_GUARDS:
+        raise InvalidInput(f"at most {MAX_GUARDS} extra guards", reason="invalid_guards")
+    names: set[str] = set()
+    for guard in checked:
+        name = getattr(guard, "name", None)
+        if not isinstance(name, str) or not _GUARD_NAME.match(name):
+            raise InvalidInput(
+                "every guard needs a name of 1..64 characters from A-Z a-z 0-9 _ . -", reason="invalid_guard_name"
+            )
+        if name in names:
+            raise InvalidInput("guard names must be unique: " + name, reason="duplicate_guard_name")
+        names.add(name)
+        if not callable(getattr(guard, "inspect", None)):
+            raise InvalidInput(f"guard {name} has no async inspect(request) method", reason="invalid_guard")
+    return checked
+
+
+def check_guard_timeout(value: object) -> float:
+    """Validate an extra guard's deadline in seconds."""
+    return _check_seconds("guard_timeout", value, MAX_GUARD_TIMEOUT)
+
+
 def _default_user_agent() -> str:
     from . import __version__
 
@@ -182,6 +219,20 @@ class ReaderConfig:
         guard_profile: ``balanced`` or ``strict``.
         default_render: the render mode used when a call does not give one.
         max_characters: default cap on returned Markdown characters.
+        guards: extra :class:`ContentGuard` objects run after the built-in
+            guard on the same segments; they can only make the decision stricter.
+        guard_timeout: deadline of each extra guard in seconds (the read's
+            own deadline applies too); overrunning it is ``GUARD_FAILED``.
+        on_guard: what a read does with a withholding decision
+            (``require_approval`` or ``deny``), for trusted application code:
+            ``"raise"`` (default) raises ``GUARD_DENIED`` and returns nothing;
+            ``"redact"`` returns the document with every Markdown block (and
+            text line) in which the built-in rules match replaced by a
+            ``[withheld by pagewarden: <category>]`` marker, and still raises
+            when the decision came from something it cannot locate (an extra
+            guard, a truncated inspection); ``"return"`` returns the content
+            unmodified. In every mode the decision and findings stay on
+            ``Document.security``. Model-facing tools always use ``"raise"``.
     """
 
     timeout: float = 15.0
@@ -194,6 +245,9 @@ class ReaderConfig:
     guard_profile: GuardProfile = "balanced"
     default_render: RenderMode = "auto"
     max_characters: int = 20_000
+    guards: tuple[ContentGuard, ...] = ()
+    guard_timeout: float = DEFAULT_GUARD_TIMEOUT
+    on_guard: OnGuard = "raise"
     allowed_destinations: tuple[AllowedDestination, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -232,6 +286,10 @@ class ReaderConfig:
         if self.default_render not in RENDER_MODES:
             raise InvalidInput("default_render must be auto, never or always", reason="invalid_render")
         _check_int("max_characters", self.max_characters, 200, 100_000)
+        object.__setattr__(self, "guards", check_guards(self.guards))
+        object.__setattr__(self, "guard_timeout", check_guard_timeout(self.guard_timeout))
+        if self.on_guard not in ON_GUARD_MODES:
+            raise InvalidInput("on_guard must be raise, redact or return", reason="invalid_on_guard")
 
     def replace(self, **changes: Any) -> ReaderConfig:
         """A copy with ``changes`` applied and validated; unknown names are ``INVALID_INPUT``."""

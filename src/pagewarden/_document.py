@@ -90,8 +90,11 @@ class SecurityReport:
     Attributes:
         trust: always ``"untrusted"``: page content is data, never instructions.
         tainted: always ``True``: anything derived from it stays untrusted.
-        decision: the guard decision (``allow`` or ``allow_with_warning``
-            for a returned document; stricter decisions raise ``GUARD_DENIED``).
+        decision: the guard decision, merged over the built-in guard and any
+            extra guards. With the default ``on_guard="raise"`` a returned
+            document is ``allow`` or ``allow_with_warning`` (stricter decisions
+            raise ``GUARD_DENIED``); with ``"redact"`` or ``"return"`` it may be
+            ``require_approval`` or ``deny``: check it before use.
         findings: the guard findings.
         limitations: what the guard and transport could not check.
     """
@@ -127,15 +130,28 @@ class Document:
         url: the URL as requested (fragment kept, it was never sent).
         final_url: the URL after redirects; cite this one.
         title: the page title, if any.
-        markdown: the readable content as Markdown (bounded by ``max_characters``).
+        markdown: the readable content as safe Markdown (bounded by
+            ``max_characters``, links section included): images reduced to
+            their alt text, raw HTML, comments, autolinks and reference
+            definitions removed, links shown as their text and listed once,
+            policy-filtered, in a closing "Links on this page" section. With
+            ``on_guard="redact"``, blocks where a rule matched are replaced by
+            ``[withheld by pagewarden: <category>]``.
         text: the same content as plain text (same bound).
         links: absolute, policy-filtered links found in the content.
         metadata: author, date, site name, language, description.
         retrieved_at: when the read finished (UTC).
         truncated: whether ``markdown``/``text`` were cut at ``max_characters``.
-        content_sha256: hex SHA-256 of the full (untruncated) Markdown.
+        content_sha256: hex SHA-256 (UTF-8) of ``unsafe_raw_markdown``: the
+            extracted content before safe rendering, redaction and
+            truncation, so it identifies the page's content independently of
+            ``max_characters``, ``on_guard`` and the rendering rules.
         fetch: how the page was obtained, see :class:`FetchInfo`.
         security: the guard's verdict, see :class:`SecurityReport`.
+        unsafe_raw_markdown: the extractor's Markdown, untruncated, with live
+            links and (for Markdown pages) images and HTML as the page wrote
+            them, and never redacted. For trusted code only (auditing,
+            hashing); never hand it to a model. Left out of :meth:`to_dict`.
     """
 
     url: str
@@ -150,9 +166,10 @@ class Document:
     content_sha256: str
     fetch: FetchInfo
     security: SecurityReport = field(repr=False)
+    unsafe_raw_markdown: str = field(default="", repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of every public field."""
+        """JSON-ready form of every public field except ``unsafe_raw_markdown``."""
         return {
             "url": self.url,
             "final_url": self.final_url,

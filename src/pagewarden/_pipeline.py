@@ -1,10 +1,12 @@
-"""The synchronous, CPU-bound middle of a read: parse, guard, extract.
+"""The middle of a read: inspect, enforce the guard outcome, extract, render safely.
 
-It runs in a worker thread so the event loop stays responsive and the read's
-deadline can abandon it. The order is the security contract: the guard sees
-the whole raw page first, its decision is enforced before anything else, and
-only then is the readable content measured (so an injected page that is also
-short is denied, not escalated to the browser).
+The CPU-bound steps (:func:`inspect_response`, :func:`extract_response`) run in
+worker threads so the event loop stays responsive and the read's deadline can
+abandon them; the extra guards run on the event loop between them. The order
+is the security contract: the guard (built-in, then extra) sees the whole raw
+page first, its outcome is enforced (:func:`enforce_guard`) before anything
+else, and only then is the readable content measured (so an injected page that
+is also short is denied, not escalated to the browser) and rendered.
 """
 
 from __future__ import annotations
@@ -16,63 +18,113 @@ from functools import partial
 from ._config import ReaderConfig
 from ._errors import ContentInsufficient, GuardDenied
 from ._extract import Extraction, extract_html, extract_plain, is_sufficient
-from ._guard import guard_html, guard_text
-from ._guard.report import GuardReport
+from ._extract.truncate import truncate_one
+from ._guard.extra import Inspection, inspect_html_source, inspect_text_source
+from ._guard.report import Decision, GuardReport
 from ._html import parse_html
 from ._net import FetchedResponse, check_link
+from ._safe import redact_lines, rule_block_filter, safe_markdown
+from ._safe.render import plain_text_markdown
 
-__all__ = ["Processed", "process_response"]
+__all__ = ["HTML_TYPES", "Rendered", "enforce_guard", "extract_response", "inspect_response"]
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 
 
 @dataclass(frozen=True, slots=True)
-class Processed:
-    """What the middle of a read produced, with its timings in seconds."""
+class Rendered:
+    """What a read returns besides the fetch facts: extracted, redacted if asked, rendered safely.
 
-    report: GuardReport
+    Attributes:
+        extraction: the extractor's result (its ``markdown`` is the unsafe raw Markdown).
+        markdown: the safe Markdown, cut to the read's ``max_characters``.
+        text: the plain text, cut likewise (redacted line by line when redacting).
+        links: the links of the content (links of withheld blocks left out).
+        truncated: whether ``markdown`` or ``text`` was cut.
+        extract_seconds: time spent extracting and rendering.
+    """
+
     extraction: Extraction
-    guard_seconds: float
+    markdown: str
+    text: str
+    links: tuple[str, ...]
+    truncated: bool
     extract_seconds: float
 
 
-def _enforce(report: GuardReport, url: str) -> None:
-    if report.decision.withholds:
-        raise GuardDenied(
-            f"the content guard withheld the page ({report.decision})",
-            reason=f"guard_{report.decision}",
-            url=url,
-            stage="guard",
-            guard_decision=str(report.decision),
-            warning_categories=report.warning_categories,
+def inspect_response(response: FetchedResponse, config: ReaderConfig, requested_use: str) -> Inspection:
+    """Parse (HTML) and run the built-in guard; build the extra guards' request when any are configured."""
+    url = response.final_url
+    with_request = bool(config.guards)
+    if response.content_type in HTML_TYPES:
+        return inspect_html_source(
+            parse_html(response.text), url=url, content_type=response.content_type,
+            profile=config.guard_profile, requested_use=requested_use, with_request=with_request,
         )
+    return inspect_text_source(
+        response.text, location="visible", url=url, content_type=response.content_type,
+        profile=config.guard_profile, requested_use=requested_use, with_request=with_request,
+    )
 
 
-def process_response(response: FetchedResponse, config: ReaderConfig, requested_use: str) -> Processed:
-    """Guard then extract ``response``; raise ``GUARD_DENIED`` or ``CONTENT_INSUFFICIENT``."""
+def enforce_guard(
+    report: GuardReport, *, builtin: GuardReport, extra_decision: Decision, url: str, on_guard: str
+) -> None:
+    """Raise ``GUARD_DENIED`` when ``on_guard`` says a withholding decision must not return content.
+
+    ``raise`` withholds every ``require_approval`` and ``deny``. ``redact``
+    withholds them only when redaction cannot locate what decided: a
+    truncated built-in inspection, or an extra guard (which reports no
+    location in the output) that alone asks to withhold. ``return`` never
+    withholds.
+    """
+    if not report.decision.withholds or on_guard == "return":
+        return
+    if on_guard == "redact" and not builtin.truncated and not extra_decision.withholds:
+        return
+    reason = f"guard_{report.decision}" if on_guard == "raise" else "guard_unredactable"
+    message = f"the content guard withheld the page ({report.decision})"
+    if on_guard == "redact":
+        message += "; what decided it cannot be located for redaction"
+    raise GuardDenied(
+        message,
+        reason=reason,
+        url=url,
+        stage="guard",
+        guard_decision=str(report.decision),
+        warning_categories=report.warning_categories,
+    )
+
+
+def _extract(response: FetchedResponse, inspection: Inspection, config: ReaderConfig) -> Extraction:
     url = response.final_url
     link_filter = partial(check_link, base_url=url, config=config)
+    if inspection.tree is not None:
+        return extract_html(inspection.tree, final_url=url, link_filter=link_filter,
+                            max_links=config.limits.max_links)
+    return extract_plain(
+        response.text, content_type=response.content_type, final_url=url,
+        link_filter=link_filter, max_links=config.limits.max_links,
+    )
+
+
+def extract_response(
+    response: FetchedResponse,
+    inspection: Inspection,
+    report: GuardReport,
+    config: ReaderConfig,
+    requested_use: str,
+    max_characters: int,
+) -> Rendered:
+    """Extract the readable content, check it is sufficient, and render it safely.
+
+    Raises:
+        ContentInsufficient: too little readable content, or extraction failed.
+    """
+    url = response.final_url
     started = time.perf_counter()
-    if response.content_type in HTML_TYPES:
-        tree = parse_html(response.text)
-        report = guard_html(
-            tree, url=url, content_type=response.content_type,
-            profile=config.guard_profile, requested_use=requested_use,
-        )
-        guarded = time.perf_counter()
-        _enforce(report, url)
-        extraction = extract_html(tree, final_url=url, link_filter=link_filter, max_links=config.limits.max_links)
-    else:
-        report = guard_text(
-            response.text, location="visible", profile=config.guard_profile, requested_use=requested_use
-        )
-        guarded = time.perf_counter()
-        _enforce(report, url)
-        extraction = extract_plain(
-            response.text, content_type=response.content_type, final_url=url,
-            link_filter=link_filter, max_links=config.limits.max_links,
-        )
-    extracted = time.perf_counter()
+    extraction = _extract(response, inspection, config)
     if not is_sufficient(extraction, min_chars=config.limits.min_readable_chars):
         raise ContentInsufficient(
             f"the page has too little readable content ({extraction.readable_chars} characters)",
@@ -80,4 +132,25 @@ def process_response(response: FetchedResponse, config: ReaderConfig, requested_
             url=url,
             stage="extract",
         )
-    return Processed(report, extraction, guarded - started, extracted - guarded)
+    redacting = config.on_guard == "redact" and report.decision is not Decision.ALLOW
+    block_filter = (
+        rule_block_filter(profile=config.guard_profile, requested_use=requested_use) if redacting else None
+    )
+    is_plain = inspection.tree is None and response.content_type not in MARKDOWN_TYPES
+    source = plain_text_markdown(extraction.markdown) if is_plain else extraction.markdown
+    safe = safe_markdown(
+        source,
+        link_filter=partial(check_link, base_url=url, config=config),
+        max_links=config.limits.max_links,
+        max_characters=max_characters,
+        block_filter=block_filter,
+    )
+    text, links = extraction.text, extraction.links
+    if block_filter is not None:
+        text, withheld_lines = redact_lines(text, block_filter)
+        if safe.withheld or withheld_lines:
+            # Links that only occurred in withheld blocks must not resurface here.
+            links = tuple(link for link in links if link in safe.all_links or link in text)
+    text, text_cut = truncate_one(text, max_characters)
+    return Rendered(extraction, safe.markdown, text, links, safe.truncated or text_cut,
+                    time.perf_counter() - started)

@@ -1,19 +1,22 @@
 """AsyncReader: the orchestration of one read, under one deadline.
 
 A read travels: URL intake -> address policy and pinned transport -> decode ->
-segments and guard -> extraction -> Document. Everything after intake happens
+segments and built-in guard (worker thread) -> extra guards (event loop, each
+under its own deadline too) -> guard outcome per ``on_guard`` -> extraction and
+safe rendering (worker thread) -> Document. Everything after intake happens
 inside a single ``anyio.fail_after`` scope, so DNS, connects, redirects, the
-body, the guard and extraction share one deadline.
+body, the guards and extraction share one deadline.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -28,11 +31,14 @@ from ._config import (
 )
 from ._document import Document, FetchInfo, SecurityReport, Timings
 from ._errors import ConfigMissing, InvalidInput, Timeout
-from ._extract import truncate
+from ._guard.extra import collect_extra_reports, implied_decision, merge_reports
+from ._guard.report import Decision, GuardReport
 from ._net import FetchedResponse, fetch
-from ._pipeline import Processed, process_response
+from ._pipeline import Rendered, enforce_guard, extract_response, inspect_response
 
 __all__ = ["AsyncReader"]
+
+T = TypeVar("T")
 
 STATIC_LIMITATIONS = (
     "Fetched without running JavaScript: content a script would add or hide was not seen.",
@@ -119,31 +125,52 @@ class AsyncReader:
                 reason="browser_unavailable",
             )
         started = time.perf_counter()
+        config = self._config
         try:
             with anyio.fail_after(deadline):
-                response = await fetch(url, self._config)
-                processed = await anyio.to_thread.run_sync(
-                    partial(process_response, response, self._config, use), abandon_on_cancel=True
+                response = await fetch(url, config)
+                inspection = await anyio.to_thread.run_sync(
+                    partial(_timed, inspect_response, response, config, use), abandon_on_cancel=True
+                )
+                inspected, guard_seconds = inspection
+                report, extra_decision = inspected.report, Decision.ALLOW
+                if inspected.request is not None:
+                    extra_started = time.perf_counter()
+                    extra = await collect_extra_reports(inspected.request, config.guards, timeout=config.guard_timeout)
+                    report = merge_reports(inspected.report, extra, requested_use=use)
+                    extra_decision = implied_decision(extra, requested_use=use)
+                    guard_seconds += time.perf_counter() - extra_started
+                enforce_guard(report, builtin=inspected.report, extra_decision=extra_decision,
+                              url=response.final_url, on_guard=config.on_guard)
+                rendered = await anyio.to_thread.run_sync(
+                    partial(extract_response, response, inspected, report, config, use, limit),
+                    abandon_on_cancel=True,
                 )
         except TimeoutError:
             raise Timeout(
                 f"the read did not finish within {deadline:g} s", reason="read_deadline", url=url, stage="read"
             ) from None
-        return _build_document(url, response, processed, limit, time.perf_counter() - started)
+        return _build_document(url, response, report, rendered, guard_seconds, time.perf_counter() - started)
+
+
+def _timed(function: Callable[..., T], *args: Any) -> tuple[T, float]:
+    started = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - started
 
 
 def _build_document(
-    url: str, response: FetchedResponse, processed: Processed, limit: int, total: float
+    url: str, response: FetchedResponse, report: GuardReport, rendered: Rendered, guard_seconds: float,
+    total: float,
 ) -> Document:
-    extraction = processed.extraction
-    markdown, text, truncated = truncate(extraction.markdown, extraction.text, limit)
+    extraction = rendered.extraction
     timings = Timings(
         total=total,
         dns=response.dns_seconds,
         connect=response.connect_seconds,
         http=response.http_seconds,
-        guard=processed.guard_seconds,
-        extract=processed.extract_seconds,
+        guard=guard_seconds,
+        extract=rendered.extract_seconds,
     )
     fetch_info = FetchInfo(
         method="http",
@@ -155,7 +182,6 @@ def _build_document(
         redirects=response.redirects,
         timings=timings,
     )
-    report = processed.report
     security = SecurityReport(
         decision=report.decision,
         findings=report.findings,
@@ -166,13 +192,14 @@ def _build_document(
         url=url.strip(),
         final_url=response.final_url,
         title=extraction.title,
-        markdown=markdown,
-        text=text,
-        links=extraction.links,
+        markdown=rendered.markdown,
+        text=rendered.text,
+        links=rendered.links,
         metadata=extraction.metadata,
         retrieved_at=datetime.now(UTC),
-        truncated=truncated,
+        truncated=rendered.truncated,
         content_sha256=hashlib.sha256(extraction.markdown.encode("utf-8")).hexdigest(),
         fetch=fetch_info,
         security=security,
+        unsafe_raw_markdown=extraction.markdown,
     )

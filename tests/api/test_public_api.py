@@ -13,6 +13,9 @@ EXPECTED_PUBLIC_NAMES = {
     "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge", "SecurityReport", "Severity", "Timeout",
     "Timings", "UnknownError", "UnsafeURL", "UnsupportedContentEncoding", "UnsupportedContentType",
     "UpstreamHTTP", "__version__", "read",
+    # The standalone guard, extra guards and safe output.
+    "guard_text", "guard_html", "aguard_text", "aguard_html", "ContentGuard", "GuardRequest", "GuardSegment",
+    "llm_classifier_guard", "REFERENCE_CLASSIFIER_PROMPT", "parse_classifier_verdict", "fence",
 }
 
 

@@ -38,7 +38,7 @@ async def test_article_becomes_a_guarded_document(fixture_server: FixtureServer)
     assert document.fetch.content_type == "text/html"
     assert document.fetch.timings.total > 0
     assert document.retrieved_at.tzinfo is not None
-    assert document.content_sha256 == hashlib.sha256(document.markdown.encode()).hexdigest()
+    assert document.content_sha256 == hashlib.sha256(document.unsafe_raw_markdown.encode()).hexdigest()
     assert not document.truncated
 
 
