@@ -49,6 +49,19 @@ FRAMEWORK_HIDDEN_CLASSES: frozenset[str] = frozenset(
         "is-hidden",
         "u-hidden",
         "hide",
+        "u-visually-hidden",
+        "visually-hidden-focusable",
+        "hidden-visually",
+        "screenreader",
+        "screenreader-only",
+        "sr-text",
+        "assistive-text",
+        "offscreen",
+        "off-screen",
+        "hide-text",
+        "text-hide",
+        "is-visually-hidden",
+        "visuallyhidden-focusable",
     }
 )
 
@@ -76,6 +89,9 @@ _MAYBE_HIDING = re.compile(
             r"(?<=left:)" + _OFFSET, r"(?<=top:)" + _OFFSET, r"(?<=right:)" + _OFFSET, r"(?<=bottom:)" + _OFFSET,
             r"(?<=transform:)[^;{}]{0,80}?(?:translate[a-z0-9]*\(\s*(?:-\d{3}|\d{4})|scale[xy]?\(\s*0[\s,.)])",
             r"(?<=text-indent:)\s*-\d{2}",
+            # Same-colour text: transparent or zero-alpha text, or white/black text
+            # (the block is then checked for an equal background).
+            r"(?<=color:)\s*(?:transparent|rgba\([^)]*[,/]\s*0(?:\.0*)?\s*\)|#[0-9a-f]{6}00\b|#fff\b|#ffffff\b|white\b|#000\b|#000000\b|black\b)",
         ]
     )
     + ")"
@@ -267,7 +283,9 @@ def parse_hidden_selectors(stylesheets: list[str]) -> HiddenSelectors:
     that can hide (``display:none``, ``clip``, ...) and only their enclosing
     blocks are parsed. Rules inside at-rules (``@media``, ``@supports``) count
     too: a page that hides text on some screens still hides it from some readers.
-    Same-colour text is recognized in inline styles only.
+    Same-colour text is recognized when one block sets both the colour and an
+    equal background (or a transparent colour); a colour inherited from a
+    parent's background is not (computed styles need the browser).
     """
     budget = MAX_STYLESHEET_CHARS
     truncated = False

@@ -8,6 +8,8 @@ findings carry rule ids and segment hashes only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import lxml.html
 
 from .._config import GUARD_PROFILES, REQUESTED_USES
@@ -16,12 +18,13 @@ from .._html import parse_html
 from .decide import BASE_LIMITATIONS, bounded, decide
 from .report import Finding, GuardReport, Location
 from .rules import load_rules
-from .scan import scan_segment
+from .scan import scan_segment_full
 from .segments import (
+    MAX_EXTRA_SEGMENTS,
     InspectionLimits,
-    Segment,
     SegmentSet,
     collect_html_segments,
+    collect_pieces,
     collect_text_segments,
 )
 
@@ -57,21 +60,35 @@ def _location(value: object) -> Location:
 
 
 def inspect_segments(segment_set: SegmentSet, *, profile: str, requested_use: str) -> GuardReport:
-    """Scan ``segment_set`` and decide; the shared back half of both entry points."""
+    """Scan ``segment_set`` and decide; the shared back half of both entry points.
+
+    A segment whose normalization hit a step budget counts as not fully
+    inspected: the report is truncated (``normalization_budget``) and the
+    decision fails closed.
+    """
     rules = load_rules()
     strict = profile == "strict"
     findings: list[Finding] = []
+    exhausted = 0
     for segment in segment_set.segments:
-        findings.extend(scan_segment(segment, rules, strict=strict))
+        result = scan_segment_full(segment, rules, strict=strict)
+        findings.extend(result.findings)
+        exhausted += result.exhausted
+    truncated = segment_set.truncated or exhausted > 0
+    truncation_reasons = list(segment_set.truncation_reasons)
+    if exhausted:
+        truncation_reasons.append("normalization_budget")
     decision, reasons = decide(
         findings,
-        truncated=segment_set.truncated,
-        truncation_reasons=segment_set.truncation_reasons,
+        truncated=truncated,
+        truncation_reasons=truncation_reasons,
         requested_use=requested_use,
     )
     limitations = list(BASE_LIMITATIONS) + list(segment_set.notes)
     if segment_set.truncated:
         limitations.append("Inspection stopped at a budget; some content was not examined.")
+    if exhausted:
+        limitations.append(f"{exhausted} segment(s) hit a decoding budget; some encoded content was not decoded.")
     if len(findings) > MAX_FINDINGS:
         limitations.append(f"Only the first {MAX_FINDINGS} findings are listed.")
         findings = findings[:MAX_FINDINGS]
@@ -80,9 +97,30 @@ def inspect_segments(segment_set: SegmentSet, *, profile: str, requested_use: st
         findings=tuple(findings),
         reasons=reasons,
         limitations=bounded(limitations),
-        truncated=segment_set.truncated,
+        truncated=truncated,
         segments_inspected=len(segment_set.segments),
     )
+
+
+def _extra_pieces(extra_segments: object) -> list[tuple[Location, str]]:
+    if isinstance(extra_segments, (str, bytes)):
+        raise InvalidInput("extra_segments must be (location, text) pairs", reason="invalid_extra_segments",
+                           stage="guard")
+    try:
+        pairs = list(extra_segments)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidInput("extra_segments must be (location, text) pairs", reason="invalid_extra_segments",
+                           stage="guard") from None
+    if len(pairs) > MAX_EXTRA_SEGMENTS:
+        raise InvalidInput(f"at most {MAX_EXTRA_SEGMENTS} extra segments", reason="too_many_extra_segments",
+                           stage="guard")
+    pieces: list[tuple[Location, str]] = []
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[1], str):
+            raise InvalidInput("extra_segments must be (location, text) pairs", reason="invalid_extra_segments",
+                               stage="guard")
+        pieces.append((_location(pair[0]), pair[1]))
+    return pieces
 
 
 def guard_html(
@@ -92,6 +130,7 @@ def guard_html(
     content_type: str | None = None,
     profile: str = "balanced",
     requested_use: str = "answer_with_citation",
+    extra_segments: Iterable[tuple[str, str]] = (),
 ) -> GuardReport:
     """Inspect an HTML page, hidden parts included, and decide what may be done with it.
 
@@ -105,12 +144,17 @@ def guard_html(
         requested_use: what the caller wants to do with the content; the
             tool-chaining uses ``search_more`` and ``call_readonly_tool`` turn
             high findings and truncation into ``deny``.
+        extra_segments: ``(location, text)`` pairs for content the caller got
+            elsewhere (a browser's computed text, a search snippet), inspected
+            with the page under their location (``visible``, ``hidden``, ...).
+            At most ``MAX_EXTRA_SEGMENTS`` pairs.
 
     Raises:
         InvalidInput: an argument is out of range.
         ResponseTooLarge: ``html`` is a string whose structure exceeds the parse limits.
     """
     _check_common(profile, requested_use)
+    extra = _extra_pieces(extra_segments)
     if url is not None and (not isinstance(url, str) or len(url) > _MAX_URL_CHARS):
         raise InvalidInput("url must be a string of at most 8192 characters", reason="invalid_url", stage="guard")
     media_type = ""
@@ -118,25 +162,23 @@ def guard_html(
         if not isinstance(content_type, str) or len(content_type) > _MAX_CONTENT_TYPE_CHARS:
             raise InvalidInput("content_type must be a short string", reason="invalid_content_type", stage="guard")
         media_type = content_type.split(";")[0].strip().lower()
+    if url:
+        extra.append((Location.ATTRIBUTE, url))
     if isinstance(html, str):
         if media_type in _TEXT_TYPES:
-            return guard_text(html, location=Location.VISIBLE, profile=profile, requested_use=requested_use)
+            extra.insert(0, (Location.VISIBLE, html))
+            return inspect_segments(collect_pieces(extra, DEFAULT_LIMITS), profile=profile,
+                                    requested_use=requested_use)
         if not html.strip():
-            return inspect_segments(SegmentSet(()), profile=profile, requested_use=requested_use)
+            return inspect_segments(collect_pieces(extra, DEFAULT_LIMITS), profile=profile,
+                                    requested_use=requested_use)
         root = parse_html(html)
     elif isinstance(html, lxml.html.HtmlElement):
         root = html
     else:
         raise InvalidInput("html must be a string or a parsed lxml.html tree", reason="invalid_html", stage="guard")
-    segment_set = collect_html_segments(root, DEFAULT_LIMITS)
-    if url:
-        segment_set = SegmentSet(
-            (*segment_set.segments, Segment(Location.ATTRIBUTE, url, ("url",))),
-            segment_set.truncated,
-            segment_set.truncation_reasons,
-            segment_set.notes,
-        )
-    return inspect_segments(segment_set, profile=profile, requested_use=requested_use)
+    return inspect_segments(collect_html_segments(root, DEFAULT_LIMITS, extra), profile=profile,
+                            requested_use=requested_use)
 
 
 def guard_text(

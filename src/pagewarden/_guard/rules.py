@@ -21,9 +21,9 @@ from importlib import resources
 from typing import Any
 
 from .._errors import GuardFailed
-from .report import Severity
+from .report import Location, Severity
 
-__all__ = ["CJK", "KNOWN_CATEGORIES", "Rule", "RuleSet", "load_rules"]
+__all__ = ["CJK", "KNOWN_CATEGORIES", "WORD", "Rule", "RuleSet", "load_rules", "parse_tables"]
 
 # Categories a rule may use; the next guard pass adds the rest of issue 3's list.
 KNOWN_CATEGORIES = frozenset(
@@ -34,6 +34,9 @@ KNOWN_CATEGORIES = frozenset(
     }
 )
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+# Latin-script words of a variant; a rule's word needles are looked up in this set.
+WORD = re.compile(r"[a-z]+")
+_WORD_NEEDLE = re.compile(r"[a-z]+(?: [a-z]+)*")
 _MACRO = re.compile(r"<<([a-z_]+)>>")
 _ESCAPE = re.compile(r"\\.")
 # How far before a match the negation check looks.
@@ -57,14 +60,40 @@ class Rule:
     patterns: tuple[re.Pattern[str], ...]
     unless_before: re.Pattern[str] | None = None
     unless: re.Pattern[str] | None = None
+    # Locations the rule applies to; None means everywhere.
+    locations: frozenset[Location] | None = None
+    # Needles that are whole Latin words (or phrases of them), looked up in the
+    # variant's word set; the others are substring-searched.
+    word_needles: tuple[tuple[str, ...], ...] = ()
+    text_needles: tuple[str, ...] = ()
+    # (needle, its rarest character) for each text needle, and the ASCII ones.
+    probes: tuple[tuple[str, str], ...] = ()
+    ascii_probes: tuple[tuple[str, str], ...] = ()
+    # The longest word of each word needle: its positions mark candidate units
+    # (a phrase's words need not be adjacent).
+    word_positions: tuple[str, ...] = ()
 
-    def applies_to(self, text: str) -> bool:
-        """Whether any needle occurs in ``text`` (a fast gate before any regex runs)."""
-        # A plain loop: measurably faster than any(<genexpr>) on this hot path.
-        for needle in self.needles:  # noqa: SIM110
-            if needle in text:
-                return True
-        return False
+    def applies_to(self, text: str, words: frozenset[str] | None = None, *, ascii_only: bool = False) -> bool:
+        """Whether any needle occurs in ``text`` (a fast gate before any regex runs).
+
+        ``words`` is the set of Latin words of ``text`` (see :data:`WORD`);
+        with it, word needles cost a set lookup instead of a substring search.
+        ``ascii_only`` says ``text`` is ASCII, so non-ASCII needles are skipped.
+        """
+        if words is None:
+            return any(needle in text for needle in self.needles)
+        return bool(self.present_needles(text, words, ascii_only=ascii_only))
+
+    def present_needles(self, text: str, words: frozenset[str], *, ascii_only: bool = False) -> list[str]:
+        """The position needles (see ``position_needles``) that occur in ``text``."""
+        present = [word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
+                   if all(part in words for part in parts)]
+        for needle, probe in self.ascii_probes if ascii_only else self.probes:
+            # A one-character ``in`` is a memchr; the full search runs only when
+            # the needle's rarest character is there at all.
+            if probe in text and needle in text:
+                present.append(needle)
+        return present
 
     def matches(self, unit: str) -> bool:
         """Whether this rule fires on one lower-cased sentence-like ``unit``."""
@@ -118,6 +147,21 @@ def _compile(pattern: str, macros: dict[str, str], rule_id: str) -> re.Pattern[s
         raise _invalid(f"{rule_id} does not compile ({exc.msg})") from None
 
 
+# Latin letters from rarest to commonest in English prose.
+_LETTER_RARITY = "qjzxkvbpygfwmucldrhsnioate"
+
+
+def _rarest(needle: str) -> str:
+    """The character of ``needle`` least likely to occur in ordinary text (non-ASCII and punctuation first)."""
+    def rank(ch: str) -> int:
+        if not ch.isascii():
+            return -2
+        if not ch.isalnum() and not ch.isspace():
+            return -1
+        return _LETTER_RARITY.find(ch) if ch in _LETTER_RARITY else 30
+    return min(needle, key=rank)
+
+
 def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
     rule_id = str(row.get("id", ""))
     if not re.fullmatch(r"[a-z_]+(?:\.[a-z_]+)*", rule_id):
@@ -145,6 +189,16 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         raise _invalid(f"{rule_id} needs an anchor")
     unless_before = row.get("unless_before")
     unless = row.get("unless")
+    locations = row.get("locations")
+    if locations is not None:
+        try:
+            where: frozenset[Location] | None = frozenset(Location(name) for name in locations)
+        except (TypeError, ValueError):
+            raise _invalid(f"{rule_id} has an unknown location") from None
+    else:
+        where = None
+    word_needles = tuple(tuple(n.split(" ")) for n in needles if _WORD_NEEDLE.fullmatch(n))
+    text_needles = tuple(n for n in needles if not _WORD_NEEDLE.fullmatch(n))
     return Rule(
         id=rule_id,
         category=category,
@@ -157,6 +211,12 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         patterns=tuple(_compile(p, macros, rule_id) for p in patterns),
         unless_before=_compile(unless_before, macros, rule_id) if isinstance(unless_before, str) else None,
         unless=_compile(unless, macros, rule_id) if isinstance(unless, str) else None,
+        locations=where,
+        word_needles=word_needles,
+        text_needles=text_needles,
+        probes=tuple((n, _rarest(n)) for n in text_needles),
+        ascii_probes=tuple((n, _rarest(n)) for n in text_needles if n.isascii()),
+        word_positions=tuple(max(parts, key=len) for parts in word_needles),
     )
 
 

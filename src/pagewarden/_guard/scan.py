@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from .normalize import variants
+from .normalize import normalize
 from .report import Finding, Location, Severity
-from .rules import CJK, Rule, RuleSet
+from .rules import CJK, WORD, Rule, RuleSet
 from .segments import Segment
 
-__all__ = ["HIDDEN_TYPE_LOCATIONS", "MAX_REASON_CHARS", "scan_segment", "segment_hash"]
+__all__ = [
+    "HIDDEN_TYPE_LOCATIONS", "MAX_REASON_CHARS", "ScanResult", "scan_segment", "scan_segment_full", "segment_hash",
+]
 
 HIDDEN_TYPE_LOCATIONS = frozenset({Location.HIDDEN, Location.COMMENT, Location.METADATA, Location.TEMPLATE})
 MAX_REASON_CHARS = 200
@@ -49,7 +52,7 @@ def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
     return unit_start, unit_end
 
 
-def _units(text: str, rule: Rule) -> Iterator[str]:
+def _units(text: str, rule: Rule, needles: Iterable[str] | None = None) -> Iterator[str]:
     """The sentence-like units of ``text`` that may hold a match of ``rule``.
 
     Units are found from needle positions with ``str.find`` (C speed); when a
@@ -57,10 +60,17 @@ def _units(text: str, rule: Rule) -> Iterator[str]:
     still visits every candidate. Each unit is yielded once.
     """
     positions: list[int] = []
-    for needle in rule.needles:
+    for needle in rule.needles if needles is None else needles:
+        # A word needle counts only as a whole word ("now", not "know").
+        whole_word = needle.isalpha() and needle.isascii()
+        size = len(needle)
         found = text.find(needle)
         while found >= 0 and len(positions) <= _MAX_NEEDLE_HITS:
-            positions.append(found)
+            if not whole_word or (
+                (found == 0 or not text[found - 1].isalpha())
+                and (found + size >= len(text) or not text[found + size].isalpha())
+            ):
+                positions.append(found)
             found = text.find(needle, found + 1)
     if len(positions) > _MAX_NEEDLE_HITS:
         positions = [hit.start() for hit in rule.anchor.finditer(text)]
@@ -78,38 +88,54 @@ def _clamp(value: float) -> float:
     return round(min(0.99, max(0.05, value)), 3)
 
 
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """The findings of one segment and whether a normalization budget was hit."""
+
+    findings: list[Finding]
+    exhausted: bool = False
+
+
 def scan_segment(segment: Segment, rules: RuleSet, *, strict: bool) -> list[Finding]:
+    """Every finding in one segment (see :func:`scan_segment_full`)."""
+    return scan_segment_full(segment, rules, strict=strict).findings
+
+
+def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> ScanResult:
     """Every finding in one segment, at most one per rule (the first variant that matches wins)."""
     digest = ""
     fired: set[str] = set()
     findings: list[Finding] = []
     benign_seen = False
-    for variant in variants(segment.text):
-        has_cjk = not variant.text.isascii() and CJK.search(variant.text) is not None
-        # Rules sharing a needle list (the secret rules) check it once per variant.
-        gate: dict[tuple[str, ...], bool] = {}
+    normalized = normalize(segment.text)
+    location = segment.location
+    for index, variant in enumerate(normalized.variants):
+        text = variant.text
+        ascii_only = text.isascii()
+        has_cjk = not ascii_only and CJK.search(text) is not None
+        words = normalized.words if index == 0 else frozenset(WORD.findall(text))
         for rule in rules.rules:
             if rule.id in fired or (rule.needs_cjk and not has_cjk):
                 continue
-            applies = gate.get(rule.needles)
-            if applies is None:
-                applies = gate[rule.needles] = rule.applies_to(variant.text)
-            if not applies:
+            if rule.locations is not None and location not in rule.locations:
                 continue
-            for unit in _units(variant.text, rule):
+            present = rule.present_needles(text, words, ascii_only=ascii_only)
+            if not present:
+                continue
+            for unit in _units(text, rule, present):
                 if not rule.matches(unit):
                     continue
                 fired.add(rule.id)
                 digest = digest or segment_hash(segment.text)
-                benign = segment.location is Location.VISIBLE and rules.benign_context.search(unit) is not None
+                benign = location is Location.VISIBLE and rules.benign_context.search(unit) is not None
                 benign_seen = benign_seen or benign
                 findings.append(_finding(rule.id, rule.category, rule.severity, rule.confidence, segment,
                                          variant.techniques, digest, benign=benign, strict=strict))
                 break
     if benign_seen:
-        findings.append(Finding("benign_mention", Severity.INFO, 0.7, segment.location, (), digest,
+        findings.append(Finding("benign_mention", Severity.INFO, 0.7, location, (), digest,
                                 "context:benign_mention"))
-    return findings
+    return ScanResult(findings, normalized.exhausted)
 
 
 def _finding(

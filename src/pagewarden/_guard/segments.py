@@ -21,6 +21,7 @@ The tree is never modified: the extractor reads the same tree afterwards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -33,13 +34,22 @@ from .normalize import collapse_whitespace
 from .report import Location
 
 __all__ = [
+    "BROWSER_HIDDEN_ATTRIBUTE",
+    "MAX_EXTRA_SEGMENTS",
     "InspectionLimits",
     "Segment",
     "SegmentSet",
+    "browser_via",
     "collect_html_segments",
+    "collect_pieces",
     "collect_text_segments",
 ]
 
+# Set by the browser path's isolated-world visibility pass on elements it
+# computed as invisible; its value names why (bounded and sanitized here).
+BROWSER_HIDDEN_ATTRIBUTE = "data-pagewarden-hidden"
+MAX_BROWSER_REASON_CHARS = 48
+_UNSAFE_REASON = re.compile(r"[^a-z0-9_]+")
 # Attributes whose values are text a model may read (accessible names, tooltips,
 # placeholders, framework data). ``data-*`` is matched by prefix.
 _TEXT_ATTRIBUTES = frozenset(
@@ -64,6 +74,8 @@ _BLOCK_TAGS = frozenset(
     }
 )
 _TEXT_FREE_TAGS = frozenset({"script", "style", "title"})
+# Pieces a caller may add through ``extra_segments``.
+MAX_EXTRA_SEGMENTS = 1024
 _LOCATION_ORDER = (
     Location.VISIBLE, Location.HIDDEN, Location.TEMPLATE, Location.COMMENT, Location.METADATA,
     Location.ATTRIBUTE,
@@ -85,7 +97,10 @@ class InspectionLimits:
 
     max_segments: int = 4096
     max_segment_chars: int = 64_000
-    max_total_chars: int = 2_000_000
+    # The transport's decoded-size limit (Limits.max_decoded_bytes): a page the
+    # transport accepts never has more text than this, so size alone never
+    # truncates the inspection of a page read through pagewarden.
+    max_total_chars: int = 5_000_000
     window_overlap: int = 512
 
 
@@ -151,7 +166,21 @@ class _Pieces:
         self.by_location[location].append((text, via))
 
 
+def browser_via(value: str) -> str:
+    """The via for an element the browser's visibility pass marked hidden, from its bounded reason.
+
+    The reason is reduced to ``[a-z0-9_]`` and at most ``MAX_BROWSER_REASON_CHARS``
+    characters (it comes from a serialized DOM, i.e. from the page), so the via
+    is always a short identifier such as ``browser_display_none``.
+    """
+    reason = _UNSAFE_REASON.sub("_", value.strip().lower()[:MAX_BROWSER_REASON_CHARS]).strip("_")
+    return "browser_" + (reason or "hidden")
+
+
 def _hidden_via(tag: str, attrib: dict[str, str], selectors: HiddenSelectors) -> str | None:
+    marker = attrib.get(BROWSER_HIDDEN_ATTRIBUTE)
+    if marker is not None:
+        return browser_via(marker)
     if "hidden" in attrib:
         return "hidden_attribute"
     if "aria-hidden" in attrib and attrib["aria-hidden"].strip().lower() == "true":
@@ -176,7 +205,7 @@ def _hidden_via(tag: str, attrib: dict[str, str], selectors: HiddenSelectors) ->
 
 def _collect_attributes(tag: str, items: list[tuple[str, str]], pieces: _Pieces) -> None:
     for name, value in items:
-        if len(value) < _MIN_ATTRIBUTE_CHARS:
+        if len(value) < _MIN_ATTRIBUTE_CHARS or name == BROWSER_HIDDEN_ATTRIBUTE:
             continue
         if name in _TEXT_ATTRIBUTES:
             pieces.add(Location.ATTRIBUTE, value, name)
@@ -335,12 +364,19 @@ def _assemble(pieces: _Pieces, limits: InspectionLimits, notes: tuple[str, ...])
     return SegmentSet(tuple(segments), False, (), notes)
 
 
-def collect_html_segments(root: lxml.html.HtmlElement, limits: InspectionLimits) -> SegmentSet:
+def collect_html_segments(
+    root: lxml.html.HtmlElement,
+    limits: InspectionLimits,
+    extra: Iterable[tuple[Location, str]] = (),
+) -> SegmentSet:
     """Segment a parsed page without modifying it.
 
     Args:
         root: a tree from :func:`pagewarden._html.parse_html` (or any element of one).
         limits: the inspection budgets.
+        extra: further ``(location, text)`` pieces the caller got elsewhere
+            (a browser's computed text, a URL, a search snippet); they are
+            merged into the segments of their location (via ``extra``).
     """
     sheets = [el.text for el in root.iter("style") if el.text]
     selectors = parse_hidden_selectors(sheets) if sheets else HiddenSelectors()
@@ -349,6 +385,8 @@ def collect_html_segments(root: lxml.html.HtmlElement, limits: InspectionLimits)
         notes = ("The page's style blocks exceed the stylesheet budget; later rules were not evaluated.",)
     pieces = _Pieces()
     _walk(root, pieces, selectors)
+    for location, text in extra:
+        pieces.add(location, text, "extra")
     return _assemble(pieces, limits, notes)
 
 
@@ -356,4 +394,12 @@ def collect_text_segments(text: str, location: Location, limits: InspectionLimit
     """Segment a plain-text or Markdown document read as a whole from ``location``."""
     pieces = _Pieces()
     pieces.add(location, text, "")
+    return _assemble(pieces, limits, ())
+
+
+def collect_pieces(pieces_in: Iterable[tuple[Location, str]], limits: InspectionLimits) -> SegmentSet:
+    """Segment loose ``(location, text)`` pieces (a text document plus caller-supplied extras)."""
+    pieces = _Pieces()
+    for location, text in pieces_in:
+        pieces.add(location, text, "")
     return _assemble(pieces, limits, ())

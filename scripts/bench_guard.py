@@ -1,0 +1,265 @@
+"""Guard benchmark: conformance, detection, false positives and speed of the context guard.
+
+Printed in one run (``scripts/bench guard [--json] [--contexts N] [--repeat N]``):
+
+* conformance with the reference guard's 285 cases (decision agreement, then
+  category agreement), every disagreement listed with its justification from
+  ``_bench/guard_disagreements.toml`` (or flagged as unexplained);
+* detection on BIPIA (train split): every attack inserted at the start, middle
+  and end of sampled email/table/code contexts, per attack category;
+* false positives: BIPIA clean contexts, NotInject sentences, the 181 article pages;
+* speed: median time to guard 50 KiB of text, and to segment and guard a 1 MiB
+  HTML page against ``trafilatura.extract`` of the same page; per-page guard
+  time on the article corpus against trafilatura's.
+
+Corpora are read from ``../shared/corpora``; a missing one is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import trafilatura
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench.guard_data import (
+    article_pages,
+    bipia_documents,
+    conformance_cases,
+    disagreements,
+    notinject_prompts,
+    text_of_size,
+)
+
+from pagewarden._guard import GuardReport, guard_html, guard_text
+from pagewarden._html import parse_html
+
+_BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL | re.IGNORECASE)
+
+
+def _categories(report: GuardReport) -> set[str]:
+    return {f.category for f in report.findings if f.category != "benign_mention"}
+
+
+def conformance() -> dict[str, Any]:
+    """Decision and category agreement with the reference guard, disagreements justified."""
+    cases = conformance_cases()
+    if not cases:
+        return {"skipped": "llm-fetch-guard corpus not found"}
+    table = disagreements()
+    agree = categories_agree = 0
+    listed: list[dict[str, str]] = []
+    for case in cases:
+        report = guard_text(case["text"], requested_use=case["requestedUse"])
+        expected = case["expected"]
+        ours, theirs = str(report.decision), expected["decision"]
+        reference_categories = {f["category"] for f in expected["findings"] if f["category"] != "benign_mention"}
+        categories_agree += _categories(report) == reference_categories
+        if ours == theirs:
+            agree += 1
+            continue
+        row = next((d for d in table if case["name"].startswith(d.prefix) and d.ours == ours
+                    and d.reference == theirs), None)
+        listed.append({"case": case["name"], "ours": ours, "reference": theirs,
+                       "why": row.why if row else "UNEXPLAINED"})
+    return {
+        "cases": len(cases),
+        "decision_agreement": agree / len(cases),
+        "category_agreement": categories_agree / len(cases),
+        "disagreements": listed,
+        "unexplained": sum(1 for d in listed if d["why"] == "UNEXPLAINED"),
+    }
+
+
+def detection(contexts: int) -> dict[str, Any]:
+    """BIPIA detection per attack category and position, and false positives on the clean contexts."""
+    injected, clean = bipia_documents(contexts_per_task=contexts)
+    if not injected:
+        return {"skipped": "bipia-train corpus not found"}
+    flagged: dict[str, Counter[str]] = defaultdict(Counter)
+    for doc in injected:
+        report = guard_text(doc.text)
+        counts = flagged[doc.category]
+        counts["documents"] += 1
+        counts["flagged"] += bool(_categories(report))
+        counts["withheld"] += report.decision.withholds
+        counts[f"withheld_{doc.position}"] += report.decision.withholds
+    clean_reports = [guard_text(doc.text) for doc in clean]
+    per_category = {
+        category: {
+            "documents": c["documents"],
+            "flagged": c["flagged"] / c["documents"],
+            "withheld": c["withheld"] / c["documents"],
+            **{f"withheld_{p}": c[f"withheld_{p}"] / (c["documents"] / 3) for p in ("start", "middle", "end")},
+        }
+        for category, c in sorted(flagged.items())
+    }
+    total = sum(c["documents"] for c in flagged.values())
+    return {
+        "injected_documents": total,
+        "overall_flagged": sum(c["flagged"] for c in flagged.values()) / total,
+        "overall_withheld": sum(c["withheld"] for c in flagged.values()) / total,
+        "per_category": per_category,
+        "clean_contexts": len(clean_reports),
+        "clean_withheld": sum(r.decision.withholds for r in clean_reports),
+        "clean_warned": sum(bool(_categories(r)) and not r.decision.withholds for r in clean_reports),
+    }
+
+
+def false_positives() -> dict[str, Any]:
+    """NotInject sentences and article pages: how many are withheld or warned."""
+    result: dict[str, Any] = {}
+    prompts = notinject_prompts()
+    if prompts:
+        reports = [guard_text(p) for p in prompts]
+        result["notinject"] = {
+            "prompts": len(prompts),
+            "withheld": sum(r.decision.withholds for r in reports),
+            "warned": sum(bool(_categories(r)) and not r.decision.withholds for r in reports),
+            "categories": dict(Counter(c for r in reports for c in _categories(r))),
+        }
+    pages = article_pages()
+    if pages:
+        withheld, warned = [], []
+        for page_id, html in pages:
+            report = guard_html(parse_html(html))
+            if report.decision.withholds:
+                withheld.append(page_id)
+            elif _categories(report):
+                warned.append(page_id)
+        result["articles"] = {"pages": len(pages), "withheld": withheld, "warned": len(warned)}
+    return result
+
+
+def _median_ms(action: Any, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def _big_page(pages: list[tuple[str, str]], size: int) -> str:
+    bodies: list[str] = []
+    total = 0
+    for _, html in pages:
+        match = _BODY.search(html)
+        if match:
+            bodies.append(match.group(1))
+            total += len(match.group(1))
+        if total >= size:
+            break
+    if not bodies:
+        paragraph = "<p>" + text_of_size(2000) + "</p>"
+        bodies = [paragraph] * (size // len(paragraph) + 1)
+    body = "".join(bodies)
+    while len(body) < size:
+        body += body
+    return f"<!DOCTYPE html><html><head><title>bench</title></head><body>{body[:size]}</body></html>"
+
+
+def speed(repeat: int) -> dict[str, Any]:
+    """Median timings: 50 KiB of text, a 1 MiB page against trafilatura, and per corpus page."""
+    text = text_of_size(50 * 1024)
+    guard_text(text)
+    result: dict[str, Any] = {"text_50kib_ms": _median_ms(lambda: guard_text(text), repeat * 5)}
+    pages = article_pages()
+    page = _big_page(pages, 1024 * 1024)
+    guard_html(page)
+    ours = _median_ms(lambda: guard_html(page), repeat)
+    theirs = _median_ms(lambda: trafilatura.extract(page), repeat)
+    result["html_1mib"] = {"chars": len(page), "guard_ms": ours, "trafilatura_ms": theirs, "ratio": ours / theirs}
+    if pages:
+        guard_times, extract_times = [], []
+        for _, html in pages:
+            root = parse_html(html)
+            guard_times.append(_median_ms(lambda root=root: guard_html(root), 1))
+            extract_times.append(_median_ms(lambda html=html: trafilatura.extract(html), 1))
+        result["corpus_pages"] = {
+            "guard_median_ms": statistics.median(guard_times),
+            "guard_mean_ms": statistics.mean(guard_times),
+            "trafilatura_median_ms": statistics.median(extract_times),
+            "trafilatura_mean_ms": statistics.mean(extract_times),
+        }
+    return result
+
+
+def _print(results: dict[str, Any]) -> None:
+    conf = results["conformance"]
+    print("== guard: conformance with the reference (ts-guard-v1) ==")
+    if "skipped" in conf:
+        print("  skipped:", conf["skipped"])
+    else:
+        print(f"  decision agreement {conf['decision_agreement']:.1%} of {conf['cases']} (target >= 97%); "
+              f"category agreement {conf['category_agreement']:.1%}; unexplained {conf['unexplained']}")
+        for row in conf["disagreements"]:
+            print(f"  - {row['case']}: ours {row['ours']}, reference {row['reference']}: {row['why']}")
+    det = results["detection"]
+    print("== guard: BIPIA detection (attack at start/middle/end) ==")
+    if "skipped" in det:
+        print("  skipped:", det["skipped"])
+    else:
+        print(f"  {det['injected_documents']} documents: flagged {det['overall_flagged']:.1%}, "
+              f"withheld {det['overall_withheld']:.1%}")
+        for category, row in det["per_category"].items():
+            print(f"  {category:40s} flagged {row['flagged']:6.1%} withheld {row['withheld']:6.1%} "
+                  f"(start {row['withheld_start']:.0%} middle {row['withheld_middle']:.0%} "
+                  f"end {row['withheld_end']:.0%})")
+        print(f"  clean contexts: {det['clean_contexts']}, withheld {det['clean_withheld']}, "
+              f"warned {det['clean_warned']}")
+    fps = results["false_positives"]
+    print("== guard: false positives ==")
+    if "notinject" in fps:
+        ni = fps["notinject"]
+        print(f"  NotInject: {ni['prompts']} prompts, withheld {ni['withheld']}, warned {ni['warned']} "
+              f"{ni['categories']}")
+    if "articles" in fps:
+        ar = fps["articles"]
+        print(f"  articles: {ar['pages']} pages, withheld {len(ar['withheld'])} {ar['withheld']}, "
+              f"warned {ar['warned']}")
+    sp = results["speed"]
+    print("== guard: speed ==")
+    print(f"  50 KiB of text: median {sp['text_50kib_ms']:.2f} ms (target <= 10 ms)")
+    big = sp["html_1mib"]
+    print(f"  1 MiB HTML ({big['chars']} chars): guard_html {big['guard_ms']:.1f} ms, trafilatura.extract "
+          f"{big['trafilatura_ms']:.1f} ms, ratio {big['ratio']:.2f} (target <= 1.0)")
+    if "corpus_pages" in sp:
+        cp = sp["corpus_pages"]
+        print(f"  per corpus page: guard median {cp['guard_median_ms']:.2f} ms (mean {cp['guard_mean_ms']:.2f}), "
+              f"trafilatura.extract median {cp['trafilatura_median_ms']:.2f} ms "
+              f"(mean {cp['trafilatura_mean_ms']:.2f})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every part of the guard benchmark and print (or dump as JSON) the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--contexts", type=int, default=20, help="BIPIA contexts sampled per task")
+    parser.add_argument("--repeat", type=int, default=5, help="timing repetitions (median)")
+    # `scripts/bench all` passes the static benchmark's options too; ignore them.
+    args, _ = parser.parse_known_args(argv)
+    results = {
+        "conformance": conformance(),
+        "detection": detection(args.contexts),
+        "false_positives": false_positives(),
+        "speed": speed(max(1, args.repeat)),
+    }
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        _print(results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,274 @@
+"""Decoding steps of guard normalization: each undoes one way of writing text indirectly.
+
+Every step is a function ``str -> str`` that is linear in its input, replaces
+at most ``STEP_MAX_REPLACEMENTS`` spans (the rest stays as written, and the
+caller learns that the budget was hit) and never changes the number of lines:
+decoded line breaks become spaces, so the orchestrator can compare lines
+before and after a step to see which lines a technique touched.
+
+Blob decoding (Base64, hex) is different: blobs are found in the original
+text, decoded when they turn into mostly printable UTF-8 text, and returned as
+new text to be normalized once more (never decoded again: no recursion).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass
+
+from .homoglyphs import CONFUSABLES, map_mixed_script_words
+
+__all__ = [
+    "BLOB_LIMITS",
+    "STEP_MAX_REPLACEMENTS",
+    "UNICODE_SUSPECT",
+    "BlobLimits",
+    "Blobs",
+    "decode_blobs",
+    "decode_entities",
+    "decode_escapes",
+    "decode_percent",
+    "decode_tag_characters",
+    "map_homoglyphs",
+    "nfkc",
+    "remove_invisible",
+]
+
+# Replacements per step and segment; beyond it the step stops (budget hit).
+STEP_MAX_REPLACEMENTS = 20_000
+
+
+def _invisible_code_points() -> list[int]:
+    points = [cp for cp in range(0x00, 0x20) if cp not in (0x09, 0x0A, 0x0D)]
+    points += list(range(0x7F, 0xA0))
+    points += [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, 0xFEFF]
+    for low, high in ((0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F),
+                      (0xFE00, 0xFE0F), (0xE0000, 0xE001F), (0xE007F, 0xE007F), (0xE0100, 0xE01EF)):
+        points += list(range(low, high + 1))
+    return points
+
+
+def _character_class(points: list[int]) -> str:
+    # Ranges, not one escape per code point: sre scans a ranged class ~50x faster.
+    ranges: list[list[int]] = []
+    for cp in sorted(points):
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    return "[" + "".join(
+        re.escape(chr(low)) if low == high else f"{re.escape(chr(low))}-{re.escape(chr(high))}"
+        for low, high in ranges
+    ) + "]"
+
+
+INVISIBLE = re.compile(_character_class(_invisible_code_points()))
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
+# One search tells whether any of the invisible, tag or look-alike steps can apply.
+UNICODE_SUSPECT = re.compile(
+    _character_class(_invisible_code_points() + list(range(0xE0020, 0xE007F))
+                     + [ord(ch) for ch in CONFUSABLES])
+)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});?")
+_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+_PERCENT_RUN = re.compile(r"%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*")
+_LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " ",
+                              "\u2028": " ", "\u2029": " "})
+# NFKC can expand a code point up to 18 times; the output is capped relative to the input.
+_NFKC_GROWTH = 4
+
+
+def _one_line(text: str) -> str:
+    return text.translate(_LINE_BREAKS)
+
+
+def nfkc(text: str) -> str:
+    """NFKC-normalize ``text`` (fullwidth letters, ligatures, compatibility forms), bounded in growth."""
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    # Usually a few lines hold the odd character: normalize just those.
+    lines = text.split("\n")
+    cap = len(text) * _NFKC_GROWTH + 1024
+    share = max(64, cap // len(lines))
+    for index, line in enumerate(lines):
+        if not unicodedata.is_normalized("NFKC", line):
+            # A hostile run of expanding characters keeps only its line's head
+            # (NFKC never creates or removes a line feed, so lines stay aligned).
+            lines[index] = unicodedata.normalize("NFKC", line)[: max(share, len(line))]
+    return "\n".join(lines)
+
+
+def remove_invisible(text: str) -> str:
+    """Drop zero-width, bidi and other invisible control characters."""
+    return INVISIBLE.sub("", text)
+
+
+def _decode_tags(match: re.Match[str]) -> str:
+    # Spaces around the run keep decoded words from gluing onto visible ones.
+    return " " + "".join(chr(ord(ch) - 0xE0000) for ch in match.group()) + " "
+
+
+def _may_hold_astral(text: str) -> bool:
+    # CPython stores a string with any code point above U+FFFF at four bytes per
+    # character; a smaller object cannot hold a tag character, and the size is
+    # known without scanning. Other interpreters fall back to scanning.
+    try:
+        return sys.getsizeof(text) > 3 * len(text) + 76
+    except TypeError:  # pragma: no cover - interpreters without getsizeof
+        return True
+
+
+def decode_tag_characters(text: str) -> str:
+    """Decode Unicode tag characters (U+E0020..E007E, "ASCII smuggling") to the ASCII they mirror."""
+    if text.isascii() or not _may_hold_astral(text) or _TAG_RUN.search(text) is None:
+        return text
+    return _TAG_RUN.sub(_decode_tags, text, count=STEP_MAX_REPLACEMENTS)
+
+
+def map_homoglyphs(text: str) -> str:
+    """Map Cyrillic and Greek look-alike letters in mixed-script words to Latin."""
+    if text.isascii():
+        return text
+    return map_mixed_script_words(text)
+
+
+def decode_entities(text: str) -> str:
+    """Decode HTML character references still present in text (attributes, Markdown)."""
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(lambda m: _one_line(html.unescape(m.group())), text, count=STEP_MAX_REPLACEMENTS)
+
+
+def _code_point(match: re.Match[str]) -> str:
+    value = int(match.group(1) or match.group(2) or match.group(3), 16)
+    if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+        return match.group()  # not a character: left as written
+    return _one_line(chr(value))
+
+
+def decode_escapes(text: str) -> str:
+    r"""Decode ``\xNN``, ``\uNNNN`` and ``\u{N..}`` escapes (surrogates and out-of-range values kept)."""
+    if "\\" not in text:
+        return text
+    return _ESCAPE.sub(_code_point, text, count=STEP_MAX_REPLACEMENTS)
+
+
+def _percent(match: re.Match[str]) -> str:
+    raw = bytes.fromhex(match.group().replace("%", ""))
+    return _one_line(raw.decode("utf-8", "replace"))
+
+
+def decode_percent(text: str) -> str:
+    """Percent-decode runs of ``%XX`` (one layer; the orchestrator runs two passes for double encoding)."""
+    if "%" not in text:
+        return text
+    return _PERCENT_RUN.sub(_percent, text, count=STEP_MAX_REPLACEMENTS)
+
+
+@dataclass(frozen=True, slots=True)
+class BlobLimits:
+    """Budgets for Base64 and hex blob decoding in one segment.
+
+    Attributes:
+        max_decoded: candidates accepted (decoded to text) per segment and kind;
+            one more makes the segment's inspection incomplete (fail closed).
+            Candidates that do not decode to text cost one linear pass over
+            their own characters and are not counted: runs never overlap, so
+            the total work stays linear in the segment.
+        max_candidate_chars: a longer run is decoded over its first this-many characters only.
+        max_decoded_chars: decoded text kept per candidate.
+        min_printable: share of printable characters a decoded candidate needs.
+    """
+
+    max_decoded: int = 32
+    max_candidate_chars: int = 8192
+    max_decoded_chars: int = 8192
+    min_printable: float = 0.9
+
+
+BLOB_LIMITS = BlobLimits()
+_MIN_BLOB_CHARS = 16
+# Base64 (standard or URL-safe alphabet); a mixed-case or digit-bearing run only:
+# an ordinary long lower-case word is never Base64 of text.
+# One scan finds both kinds: a run is hex when it holds only hex digits.
+_BLOB_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_ONLY = re.compile(r"(?:[0-9A-Fa-f]{2})+")
+_HAS_UPPER = re.compile(r"[A-Z]")
+_HAS_LOWER = re.compile(r"[a-z]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True, slots=True)
+class Blobs:
+    """Decoded blob texts of one segment, by kind, and whether a budget was hit."""
+
+    base64: tuple[str, ...] = ()
+    hex: tuple[str, ...] = ()
+    exhausted: bool = False
+
+
+def _as_text(raw: bytes, limits: BlobLimits) -> str | None:
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    decoded = decoded[: limits.max_decoded_chars]
+    if not decoded:
+        return None
+    printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\r\t")
+    if printable < limits.min_printable * len(decoded) or _LETTER.search(decoded) is None:
+        return None
+    return _one_line(decoded)
+
+
+def _base64_text(run: str, limits: BlobLimits) -> str | None:
+    body = run.rstrip("=")[: limits.max_candidate_chars]
+    body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+    if "-" in body or "_" in body:
+        if "+" in body or "/" in body:
+            return None
+        body = body.replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _as_text(raw, limits)
+
+
+def _hex_text(run: str, limits: BlobLimits) -> str | None:
+    body = run.rstrip("=")[: limits.max_candidate_chars - limits.max_candidate_chars % 2]
+    try:
+        raw = bytes.fromhex(body)
+    except ValueError:
+        return None
+    return _as_text(raw, limits)
+
+
+def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
+    """Find Base64 and hex runs in ``text`` (original case) and decode those that hold text."""
+    found: dict[str, list[str]] = {"base64": [], "hex": []}
+    exhausted = False
+    for match in _BLOB_RUN.finditer(text):
+        run = match.group()
+        kind = "hex" if _HEX_ONLY.fullmatch(run) else "base64"
+        if kind == "hex":
+            decode = _hex_text
+        elif _HAS_UPPER.search(run) is None or _HAS_LOWER.search(run) is None:
+            continue  # Base64 of text mixes cases; a long lower-case slug is not a candidate
+        else:
+            decode = _base64_text
+        decoded = decode(run, limits)
+        if decoded is not None:
+            if len(found[kind]) >= limits.max_decoded:
+                exhausted = True
+                break
+            found[kind].append(decoded)
+            # Text that goes on past the candidate cap was only partly read. A
+            # long binary blob (an inline image) is not text at all: nothing omitted.
+            exhausted = exhausted or len(run) > limits.max_candidate_chars
+    return Blobs(tuple(found["base64"]), tuple(found["hex"]), exhausted)

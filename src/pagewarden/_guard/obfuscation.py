@@ -1,0 +1,182 @@
+"""Undo word-level obfuscation: letter spacing, delimiter splitting, leetspeak, scrambled words.
+
+These steps run on lower-cased, already decoded text. Like the decoders they
+are linear, bounded (``STEP_MAX_REPLACEMENTS`` spans per step and segment) and
+keep the number of lines, so the orchestrator can attribute each change to the
+lines it touched.
+
+They are deliberately narrow so that ordinary prose is left alone:
+
+* letter spacing joins runs of 4..64 single letters ("i g n o r e"), then puts
+  spaces back around known trigger words ("ignoreprevious" -> "ignore previous");
+* delimiter splitting joins runs of three or more 1..3-letter pieces separated
+  by one of ``. _ | / \\ - * + ~ ·`` ("i.g.n.o.r.e", "ig-no-re"), but not
+  "e-mail" or "a.m." (words split in two longer halves, "ign-ore", are missed);
+* leetspeak maps ``0 1 3 4 5 7 @ $`` to letters in 4..32-character tokens
+  that mix them with letters ("1gn0re");
+* scrambled words restore a word whose first and last letters and sorted
+  middle letters equal a core trigger word's ("ignroe", "isntructions").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .decoders import STEP_MAX_REPLACEMENTS
+
+__all__ = [
+    "SCRAMBLE_WORDS",
+    "TRIGGER_WORDS",
+    "collapse_letter_spacing",
+    "remove_letter_delimiters",
+    "restore_leet",
+    "restore_scrambled",
+]
+
+# Core trigger words whose scrambled spellings are restored.
+SCRAMBLE_WORDS: tuple[str, ...] = (
+    "ignore", "disregard", "forget", "override", "bypass", "discard", "previous", "instructions",
+    "instruction", "prompt", "system", "developer", "reveal", "password", "passwords", "credentials",
+    "secret", "assistant", "pretend", "policy", "safety", "memory", "execute", "rules", "above",
+    "jailbreak", "unrestricted", "exfiltrate", "guidelines", "confidential",
+)
+# Words put back apart after letter spacing is collapsed, longest first.
+TRIGGER_WORDS: tuple[str, ...] = (
+    *SCRAMBLE_WORDS,
+    "prior", "all", "the", "your", "you", "are", "now", "and", "any", "of", "to", "me", "print", "show",
+    "output", "only", "disable", "api", "key", "keys", "send", "tool", "tools", "run", "say",
+    "tell", "user", "data", "token", "tokens", "ai", "act", "as", "new", "role", "mode", "admin",
+    "root", "reply", "respond", "with", "what", "is", "in", "it", "a", "an", "from", "on", "this", "that",
+)
+
+_SPACED_RUN = re.compile(r"(?<![\w'’])[a-z](?:[ \t][a-z]){3,63}(?![\w'’])")
+# Gate: starts at the space so sre skips ahead quickly; confirms a run of four.
+_SPACED_HINT = re.compile(r"[ \t](?<=(?<![\w'’])[a-z][ \t])[a-z][ \t][a-z][ \t][a-z](?![\w'’])")
+_VOCABULARY = re.compile("|".join(sorted(set(TRIGGER_WORDS), key=len, reverse=True)))
+# Starts at the (rarer) delimiter and looks back for the letter before it: sre
+# then skips most positions at C speed instead of trying every letter.
+_DELIMITER_HINT = re.compile(r"[._|/\\*+~·-](?<=[a-z][._|/\\*+~·-])[a-z]{1,3}[._|/\\*+~·-][a-z]")
+_DELIMITED_SHORT = re.compile(r"(?<![a-z0-9])[a-z]{1,3}(?:[._|/\\*+~·-][a-z]{1,3}){2,}(?![a-z0-9])")
+_DELIMITERS = re.compile(r"[._|/\\*+~·-]")
+_LEET_SET = frozenset("013457@$")
+_TOKEN_SET = frozenset("abcdefghijklmnopqrstuvwxyz013456789@$2")
+_LEET_HINT = re.compile(r"[013457@$](?<=[a-z][013457@$])|[013457@$](?=[a-z])")
+_LEET_MAP = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_MIN, _LEET_MAX = 4, 32
+# Single letters other than those that are ordinary words or initials in prose
+# ("a", "i", "x", ...); three or more of them are the sign of letter spacing.
+_RARE_SINGLE = frozenset("abcdefghijklmnopqrstuvwxyz") - frozenset("aiosuxvce")
+
+
+def _resplit(joined: str) -> str:
+    # Put spaces around known words so "ignoreprevious" reads "ignore previous".
+    pieces = []
+    position = 0
+    for match in _VOCABULARY.finditer(joined):
+        if match.start() > position:
+            pieces.append(joined[position : match.start()])
+        pieces.append(match.group())
+        position = match.end()
+    if position < len(joined):
+        pieces.append(joined[position:])
+    return " ".join(pieces)
+
+
+def collapse_letter_spacing(text: str, words: frozenset[str] | None = None) -> str:
+    """Join runs of 4..64 single letters separated by spaces ("i g n o r e" -> "ignore").
+
+    ``words`` (the text's Latin words) lets prose without unusual one-letter
+    words skip the scan.
+    """
+    if words is not None and len(words & _RARE_SINGLE) < 3:
+        return text
+    if _SPACED_HINT.search(text) is None:
+        return text
+    return _SPACED_RUN.sub(lambda m: _resplit(m.group().replace(" ", "").replace("\t", "")), text,
+                           count=STEP_MAX_REPLACEMENTS)
+
+
+def _around_lines(text: str, positions: list[int], transform: Callable[[str], str]) -> str:
+    """Apply ``transform`` only to the lines holding ``positions`` (sorted), keeping the rest as is."""
+    pieces: list[str] = []
+    done = 0
+    for position in positions:
+        if position < done:
+            continue
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end
+        pieces.append(text[done:start])
+        pieces.append(transform(text[start:end]))
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def remove_letter_delimiters(text: str, words: frozenset[str] | None = None) -> str:
+    """Remove delimiters that split a word into 1..3-letter pieces ("i.g.n.o.r.e", "ig-no-re")."""
+    del words  # the delimiter hint is cheaper than any word-set test
+    positions = [hit.start() for hit in _DELIMITER_HINT.finditer(text)][:STEP_MAX_REPLACEMENTS]
+    if not positions:
+        return text
+    return _around_lines(text, positions, lambda line: _DELIMITED_SHORT.sub(
+        lambda m: _resplit(_DELIMITERS.sub("", m.group())), line))
+
+
+def restore_leet(text: str, words: frozenset[str] | None = None) -> str:
+    """Map leetspeak digits and symbols to letters in 4..32-character tokens mixing them with letters."""
+    del words
+    spans: list[tuple[int, int]] = []
+    end = -1
+    for hint in _LEET_HINT.finditer(text):
+        position = hint.start()
+        if position < end:
+            continue
+        start = position
+        while start > 0 and text[start - 1] in _TOKEN_SET and position - start < _LEET_MAX:
+            start -= 1
+        end = position + 1
+        while end < len(text) and text[end] in _TOKEN_SET and end - start <= _LEET_MAX:
+            end += 1
+        boundary_ok = (start == 0 or text[start - 1] not in _TOKEN_SET) and (
+            end == len(text) or text[end] not in _TOKEN_SET)
+        if boundary_ok and _LEET_MIN <= end - start <= _LEET_MAX:
+            spans.append((start, end))
+            if len(spans) >= STEP_MAX_REPLACEMENTS:
+                break
+    if not spans:
+        return text
+    pieces = []
+    previous = 0
+    for start, stop in spans:
+        pieces.append(text[previous:start])
+        pieces.append(text[start:stop].translate(_LEET_MAP))
+        previous = stop
+    pieces.append(text[previous:])
+    return "".join(pieces)
+
+
+def _scramble_key(word: str) -> tuple[str, str, str]:
+    return word[0], word[-1], "".join(sorted(word[1:-1]))
+
+
+_SCRAMBLED: dict[tuple[str, str, str], str] = {_scramble_key(w): w for w in SCRAMBLE_WORDS}
+_SHAPES = frozenset((w[0], w[-1], len(w)) for w in SCRAMBLE_WORDS)
+_WORD = re.compile(r"[a-z]+")
+
+
+def restore_scrambled(text: str, words: frozenset[str] | None = None) -> str:
+    """Restore core trigger words whose middle letters were shuffled ("ignroe" -> "ignore")."""
+    if words is None:
+        words = frozenset(_WORD.findall(text))
+    found: dict[str, str] = {}
+    for word in words:
+        if len(word) > 3 and (word[0], word[-1], len(word)) in _SHAPES:
+            restored = _SCRAMBLED.get(_scramble_key(word))
+            if restored is not None and restored != word:
+                found[word] = restored
+    if not found:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(sorted(found, key=len, reverse=True)) + r")\b")
+    return pattern.sub(lambda m: found[m.group()], text, count=STEP_MAX_REPLACEMENTS)
