@@ -110,9 +110,7 @@ class BrowserExecutable:
         }
 
 
-def find_chromium(
-    explicit: str | None = None, *, environ: Mapping[str, str] | None = None
-) -> BrowserExecutable:
+def find_chromium(explicit: str | None = None, *, environ: Mapping[str, str] | None = None) -> BrowserExecutable:
     """Return the Chromium to use, following the module's discovery order.
 
     Args:

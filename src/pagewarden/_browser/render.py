@@ -1,0 +1,421 @@
+"""Render one page: a fresh context, the request policy, navigation, settle, snapshot.
+
+:func:`render` is what the reader calls for ``render="auto"`` escalations and
+``render="always"``. Per read it takes a pool slot (FIFO queue), opens a
+fresh non-persistent context whose traffic goes through the egress proxy
+under this read's own proxy credentials, installs the request policy
+(:class:`.routing.PageGuard`) and the init script, navigates to the URL *with*
+its fragment (client-side routers read it; it never goes over HTTP), waits for
+DOMContentLoaded and a short settle, validates the main-frame response (2xx,
+HTML), and takes the isolated-world visibility snapshot. The context is closed
+on every path: success, policy error, crash, deadline, cancellation.
+
+Deadline: the read runs under the caller's cancel scope (the reader wraps the
+read in ``anyio.fail_after``); ``deadline`` (an ``anyio.current_time()``
+value) adds one of our own, and the earlier of the two also bounds every
+Playwright call and the proxy session's connections. Cancellation interrupts
+any Playwright call at once; closing the context afterwards is shielded and
+bounded, so a page stuck in an infinite loop cannot hold the read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import anyio
+from playwright.async_api import BrowserContext, CDPSession, Page, Response
+from playwright.async_api import Error as PlaywrightError
+
+from .._errors import (
+    GuardFailed,
+    PagewardenError,
+    Timeout,
+    UnsafeURL,
+    UnsupportedContentType,
+    UpstreamHTTP,
+)
+from .._net.urls import Target, parse_target
+from .boundary import crashed, translate
+from .pool import BrowserPool, Lease
+from .proxy_session import ProxySession
+from .routing import PageGuard, init_script
+from .settle import DomProbe, settle
+from .visibility import snapshot
+
+__all__ = ["BROWSER_LIMITATIONS", "RenderedPage", "render"]
+
+_HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
+_CLOSE_TIMEOUT: Final = 3.0
+# Seconds kept back from the snapshot for clean-up when the deadline is near, and the least
+# time worth starting a snapshot with.
+_CLEANUP_RESERVE: Final = 0.6
+_MIN_SNAPSHOT_TIME: Final = 0.05
+_VIEWPORT: Final = {"width": 1280, "height": 720}
+BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
+    "The page's JavaScript ran in an isolated, non-persistent browser context.",
+    "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
+)
+_NO_SANDBOX: Final = "Chromium's own sandbox was off (external_sandbox=True): the container must isolate it."
+_REMOTE: Final = (
+    "A remote browser rendered the page: its launch flags (WebRTC, DNS, QUIC) are not under pagewarden's control."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPage:
+    """The result of one render.
+
+    Attributes:
+        url: the URL asked for, canonical, with its fragment.
+        final_url: the main frame's URL when the snapshot was taken.
+        status: the HTTP status of the main document.
+        content_type: its media type (``text/html`` or ``application/xhtml+xml``).
+        html: the snapshot: a serialized DOM copy with hidden content marked
+            ``data-pagewarden-hidden="<reason>"``.
+        node_count: nodes the snapshot walked.
+        truncated: always ``False`` today (a snapshot over budget is an error).
+        limitations: what this render could not see or guarantee.
+        requests_blocked: requests the policy blocked, by reason.
+        proxy_refusals: requests the egress proxy refused for this read, by reason.
+        requests: requests the page made (routed ones).
+        bytes_received: network bytes the page received.
+        timings: milliseconds per step (``queue``, ``context``, ``navigation``,
+            ``settle``, ``snapshot``, ``total``) and ``launched`` (1 when this
+            read started the browser).
+    """
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    html: str
+    node_count: int
+    truncated: bool
+    limitations: tuple[str, ...]
+    requests_blocked: Mapping[str, int] = field(default_factory=dict)
+    proxy_refusals: Mapping[str, int] = field(default_factory=dict)
+    requests: int = 0
+    bytes_received: int = 0
+    timings: Mapping[str, float] = field(default_factory=dict)
+
+
+def _media_type(response: Response) -> str:
+    value = response.headers.get("content-type", "")
+    return value.split(";", 1)[0].strip().lower()
+
+
+class _Read:
+    """The state of one render; every Playwright exception passes :meth:`_fail`."""
+
+    def __init__(self, pool: BrowserPool, lease: Lease, target: Target, nav_url: str, deadline: float) -> None:
+        self.pool = pool
+        self.lease = lease
+        self.policy = pool.policy
+        self.target = target
+        self.nav_url = nav_url
+        self.deadline = deadline
+        self.stage = "context"
+        self.stop_error: PagewardenError | None = None
+        self.renderer_crashed = False
+        self.scope: anyio.CancelScope | None = None
+        self.context: BrowserContext | None = None
+        self.session: ProxySession | None = None
+        self.main_response: Response | None = None
+        self.nav_hosts: set[str] = {target.host}
+        self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
+        self.timings: dict[str, float] = {}
+        self.cdp: CDPSession | None = None
+
+    # -- stopping ---------------------------------------------------------------------------
+    def _stop(self, error: PagewardenError) -> None:
+        """Stop the read at once with ``error`` (budget overrun, crash)."""
+        if self.stop_error is None:
+            self.stop_error = error
+        if self.scope is not None:
+            self.scope.cancel()
+
+    def _on_browser_dead(self) -> None:
+        self._stop(crashed(renderer=False, url=self.target.url))
+
+    def _on_crash(self, _page: Page) -> None:
+        self.renderer_crashed = True
+        self._stop(crashed(renderer=True, url=self.target.url))
+
+    def _ms(self, since: float) -> float:
+        return round((anyio.current_time() - since) * 1000, 1)
+
+    def _time_left(self) -> float:
+        return max(0.001, self.deadline - anyio.current_time())
+
+    def _deadline_error(self) -> Timeout:
+        return Timeout("the page did not render before the deadline", reason="browser_deadline",
+                       url=self.target.url, stage=self.stage)
+
+    def _fail(self, exc: BaseException) -> PagewardenError:
+        if self.stop_error is not None:
+            return self.stop_error
+        refused = self._proxy_refusal()
+        if refused is not None:
+            return refused
+        return translate(
+            exc,
+            stage=self.stage,
+            url=self.target.url,
+            browser_dead=self.lease.instance.dead,
+            renderer_crashed=self.renderer_crashed,
+        )
+
+    def _proxy_refusal(self) -> UnsafeURL | None:
+        """The proxy's refusal of the main document (or one of its redirect hops), if any."""
+        if self.session is None:
+            return None
+        for entry in reversed(self.session.ledger.entries):
+            if entry.host in self.nav_hosts and entry.status in (403, 405):
+                return UnsafeURL(
+                    "the egress proxy refused the page's address",
+                    reason=entry.reason,
+                    url=self.target.url,
+                    stage="browser_proxy",
+                )
+        return None
+
+    # -- the read ---------------------------------------------------------------------------
+    async def run(self) -> RenderedPage:
+        started = anyio.current_time()
+        instance = self.lease.instance
+        instance.dead_callbacks.add(self._on_browser_dead)
+        try:
+            with anyio.CancelScope(deadline=self.deadline) as scope:
+                self.scope = scope
+                try:
+                    page = await self._open()
+                    result = await self._navigate_and_read(page)
+                except PagewardenError as exc:
+                    raise (self.stop_error or exc) from None
+                except PlaywrightError as exc:
+                    raise self._fail(exc) from None
+                self.timings["total"] = self._ms(started)
+                return self._finish(result)
+            # Only a stop (budget, crash) or our own deadline gets here.
+            if self.stop_error is not None:
+                raise self.stop_error
+            raise Timeout(
+                "the page did not render before the deadline",
+                reason="browser_deadline",
+                url=self.target.url,
+                stage=self.stage,
+            )
+        finally:
+            instance.dead_callbacks.discard(self._on_browser_dead)
+            await self._close()
+
+    async def _open(self) -> Page:
+        begun = anyio.current_time()
+        lease, policy = self.lease, self.policy
+        self.session = lease.proxy.new_session(deadline=None if math.isinf(self.deadline) else self.deadline)
+        self.context = await lease.browser.new_context(
+            proxy=self.session.proxy_settings(),
+            java_script_enabled=True,
+            service_workers="block",
+            accept_downloads=False,
+            ignore_https_errors=False,
+            bypass_csp=False,
+            permissions=[],
+            viewport=_VIEWPORT,  # type: ignore[arg-type]
+            user_agent=self.pool.reader_config.user_agent,
+        )
+        context, guard = self.context, self.guard
+        timeout_ms = policy.navigation_timeout * 1000
+        context.set_default_timeout(timeout_ms)
+        context.set_default_navigation_timeout(timeout_ms)
+        await context.add_init_script(script=init_script(policy))
+        await context.route("**/*", guard.handle_route)
+        if policy.refuse_websocket:
+            await context.route_web_socket("**/*", guard.handle_websocket)
+        context.on("request", guard.on_request)
+        context.on("requestfinished", guard.on_request_done)
+        context.on("requestfailed", guard.on_request_done)
+        page = await context.new_page()
+        guard.page = page
+        context.on("page", guard.handle_page)
+        page.on("dialog", guard.handle_dialog)
+        page.on("download", guard.handle_download)
+        page.on("crash", self._on_crash)
+        page.on("request", self._on_request)
+        page.on("response", self._on_response)
+        cdp = self.cdp = await context.new_cdp_session(page)
+        cdp.on("Network.dataReceived", guard.on_network_data)
+        await cdp.send("Network.enable")
+        self.timings["queue"] = round(self.lease.waited * 1000, 1)
+        self.timings["context"] = self._ms(begun)
+        return page
+
+    def _on_request(self, request: Any) -> None:
+        # Redirect hops of the main document: the proxy may refuse any of them.
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            with contextlib.suppress(PagewardenError):
+                self.nav_hosts.add(parse_target(request.url, self.pool.reader_config).host)
+
+    def _on_response(self, response: Response) -> None:
+        request = response.request
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            self.main_response = response
+
+    async def _navigate_and_read(self, page: Page) -> tuple[Response, Any]:
+        policy = self.policy
+        self.stage = "navigation"
+        begun = anyio.current_time()
+        timeout_ms = min(policy.navigation_timeout, self._time_left()) * 1000
+        response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
+        self.timings["navigation"] = self._ms(begun)
+        if response is None:
+            raise self._fail(PlaywrightError("no response for the main document"))
+        self._check_response(response)
+        self.stage = "settle"
+        begun = anyio.current_time()
+        if self.cdp is None:  # pragma: no cover - set by _open
+            raise self._fail(PlaywrightError("no CDP session"))
+        await settle(
+            DomProbe(self.cdp),
+            lambda: self.guard.inflight,
+            max_time=min(policy.settle_time, self._time_left()),
+            quiet=policy.settle_quiet,
+            max_nodes=policy.max_dom_nodes,
+        )
+        self.timings["settle"] = self._ms(begun)
+        # A meta refresh or script navigation may have replaced the document.
+        last = self.main_response or response
+        if last is not response:
+            self._check_response(last)
+        self.stage = "snapshot"
+        begun = anyio.current_time()
+        # The snapshot's clean-up after a timeout (detaching its CDP session) and our context close
+        # still need a moment; leave it, so a stuck page ends the read by its deadline, not after.
+        room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
+        if room <= _MIN_SNAPSHOT_TIME:
+            raise self._deadline_error()
+        limited = room < policy.snapshot_timeout
+        try:
+            snap = await snapshot(
+                page,
+                max_nodes=policy.max_dom_nodes,
+                max_html_chars=policy.max_html_chars,
+                timeout=min(policy.snapshot_timeout, room),
+            )
+        except GuardFailed as exc:
+            # Cut short by the read's deadline rather than by its own timeout: report the deadline.
+            if exc.reason == "visibility_timeout" and limited:
+                raise self._deadline_error() from None
+            raise
+        self.timings["snapshot"] = self._ms(begun)
+        if self.stop_error is not None:
+            raise self.stop_error
+        try:
+            parse_target(snap.final_url, self.pool.reader_config)
+        except PagewardenError:
+            raise self._proxy_refusal() or UnsafeURL(
+                "the page navigated to an address that cannot be read",
+                reason="browser_final_url_refused",
+                url=self.target.url,
+                stage="snapshot",
+            ) from None
+        return last, snap
+
+    def _check_response(self, response: Response) -> None:
+        status = response.status
+        if not 200 <= status < 300:
+            refused = self._proxy_refusal()
+            if refused is not None:
+                raise refused
+            raise UpstreamHTTP(
+                f"the page answered HTTP {status}",
+                status=status,
+                retryable=status == 429 or status >= 500,
+                url=self.target.url,
+                stage="navigation",
+                reason="browser_status",
+            )
+        media_type = _media_type(response)
+        if media_type not in _HTML_TYPES:
+            raise UnsupportedContentType(
+                "the browser renders HTML pages only",
+                reason="browser_not_html",
+                url=self.target.url,
+                stage="navigation",
+            )
+
+    def _finish(self, result: tuple[Response, Any]) -> RenderedPage:
+        response, snap = result
+        limitations = list(BROWSER_LIMITATIONS)
+        if self.pool.config.remote:
+            limitations.append(_REMOTE)
+        elif self.pool.config.external_sandbox:
+            limitations.append(_NO_SANDBOX)
+        limitations.extend(snap.limitations)
+        refusals = self.session.ledger.by_reason if self.session is not None else {}
+        self.timings["launched"] = 1.0 if self.lease.launched else 0.0
+        return RenderedPage(
+            url=self.nav_url,
+            final_url=snap.final_url,
+            status=response.status,
+            content_type=_media_type(response),
+            html=snap.html,
+            node_count=snap.node_count,
+            truncated=snap.truncated,
+            limitations=tuple(dict.fromkeys(limitations)),
+            requests_blocked=self.guard.blocked_counts(),
+            proxy_refusals=refusals,
+            requests=self.guard.requests,
+            bytes_received=self.guard.bytes,
+            timings=dict(self.timings),
+        )
+
+    async def _close(self) -> None:
+        """Close the context (shielded, bounded) and revoke the proxy credentials."""
+        with anyio.CancelScope(shield=True):
+            if self.context is not None:
+                with anyio.move_on_after(_CLOSE_TIMEOUT) as closing:
+                    with contextlib.suppress(PlaywrightError):
+                        await self.context.close()
+                if closing.cancelled_caught:
+                    # A context that will not close means a wedged browser: replace it.
+                    self.pool.discard(self.lease.instance)
+            if self.session is not None:
+                self.session.revoke()
+
+
+async def render(pool: BrowserPool, url: str, *, deadline: float | None = None) -> RenderedPage:
+    """Render ``url`` in a fresh context of ``pool`` and snapshot it with visibility marks.
+
+    Args:
+        pool: the browser pool (its config, policy and reader config apply).
+        url: an ``http``/``https`` URL; the fragment is kept for the navigation.
+        deadline: an ``anyio.current_time()`` value the render must finish by,
+            in addition to any cancel scope of the caller.
+
+    Raises:
+        UnsafeURL: the URL, a redirect hop or the final URL is refused (by
+            intake or by the egress proxy, ``reason`` from the address policy).
+        RateLimited: ``browser_queue_full``.
+        ConfigMissing: no usable browser (``chromium_not_found``,
+            ``sandbox_unavailable_as_root``, ...) or the pool is closed.
+        Timeout: ``browser_navigation_timeout`` or ``browser_deadline``.
+        NetworkError: ``browser_crashed``, ``browser_renderer_crashed``, ``browser_net_*`` (retryable).
+        UpstreamHTTP: a non-2xx main document.
+        UnsupportedContentType: not HTML, or a download.
+        ResponseTooLarge: ``browser_request_budget``, ``browser_byte_budget``,
+            ``browser_dom_too_large``, or a snapshot budget.
+        GuardFailed: the visibility snapshot failed.
+        ContentInsufficient: the rendered document holds no text at all.
+    """
+    target = parse_target(url, pool.reader_config)
+    nav_url = target.url if target.fragment is None else f"{target.url}#{target.fragment}"
+    limit = anyio.current_effective_deadline()
+    if deadline is not None:
+        limit = min(limit, deadline)
+    async with pool.lease() as lease:
+        return await _Read(pool, lease, target, nav_url, limit).run()
