@@ -8,6 +8,7 @@ is importable from this namespace; the ``_``-prefixed modules are private.
 
 __version__ = "0.1.0"
 
+from ._browser.config import BrowserConfig
 from ._config import Limits, ReaderConfig
 from ._document import Document, FetchInfo, Metadata, SecurityReport, Timings
 from ._errors import (
@@ -47,6 +48,7 @@ from ._sync import Reader, read
 __all__ = [
     "REFERENCE_CLASSIFIER_PROMPT",
     "AsyncReader",
+    "BrowserConfig",
     "BotChallenge",
     "ConfigMissing",
     "ContentGuard",

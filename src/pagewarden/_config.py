@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from ._browser.config import BrowserConfig
 from ._errors import InvalidInput
 from ._protocols import ContentGuard, IPAddress, Resolver
 
@@ -233,6 +234,9 @@ class ReaderConfig:
             guard, a truncated inspection); ``"return"`` returns the content
             unmodified. In every mode the decision and findings stay on
             ``Document.security``. Model-facing tools always use ``"raise"``.
+        browser: how the browser pool runs Chromium for ``render="auto"``
+            and ``"always"`` (:class:`BrowserConfig`); nothing is launched
+            until a read needs it.
     """
 
     timeout: float = 15.0
@@ -248,6 +252,7 @@ class ReaderConfig:
     guards: tuple[ContentGuard, ...] = ()
     guard_timeout: float = DEFAULT_GUARD_TIMEOUT
     on_guard: OnGuard = "raise"
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
     allowed_destinations: tuple[AllowedDestination, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -290,6 +295,8 @@ class ReaderConfig:
         object.__setattr__(self, "guard_timeout", check_guard_timeout(self.guard_timeout))
         if self.on_guard not in ON_GUARD_MODES:
             raise InvalidInput("on_guard must be raise, redact or return", reason="invalid_on_guard")
+        if not isinstance(self.browser, BrowserConfig):
+            raise InvalidInput("browser must be a pagewarden.BrowserConfig", reason="invalid_browser_config")
 
     def replace(self, **changes: Any) -> ReaderConfig:
         """A copy with ``changes`` applied and validated; unknown names are ``INVALID_INPUT``."""

@@ -13,7 +13,12 @@ __all__ = ["Document", "FetchInfo", "Metadata", "SecurityReport", "Timings"]
 
 @dataclass(frozen=True, slots=True)
 class Timings:
-    """Where the time of a read went, in seconds."""
+    """Where the time of a read went, in seconds.
+
+    ``render`` is the time spent in the browser (queue, launch, navigation,
+    settle and the visibility snapshot); the other stages add up over both
+    the static read and, after an escalation, the rendered one.
+    """
 
     total: float
     dns: float = 0.0
@@ -21,6 +26,7 @@ class Timings:
     http: float = 0.0
     guard: float = 0.0
     extract: float = 0.0
+    render: float = 0.0
 
     def to_dict(self) -> dict[str, float]:
         """JSON-ready form, rounded to microseconds."""

@@ -15,10 +15,20 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
+import lxml.html
+
 from ._config import ReaderConfig
 from ._errors import ContentInsufficient, GuardDenied
-from ._extract import Extraction, extract_html, extract_plain, is_sufficient
+from ._extract import (
+    ESCALATION_MAX_READABLE_CHARS,
+    Extraction,
+    client_rendered_sign,
+    extract_html,
+    extract_plain,
+    is_sufficient,
+)
 from ._extract.truncate import truncate_one
+from ._guard import BROWSER_HIDDEN_ATTRIBUTE
 from ._guard.extra import Inspection, inspect_html_source, inspect_text_source
 from ._guard.report import Decision, GuardReport
 from ._html import parse_html
@@ -26,10 +36,20 @@ from ._net import FetchedResponse, check_link
 from ._safe import redact_lines, rule_block_filter, safe_markdown
 from ._safe.render import plain_text_markdown
 
-__all__ = ["HTML_TYPES", "Rendered", "enforce_guard", "extract_response", "inspect_response"]
+__all__ = [
+    "ESCALATION_REASON_PREFIX",
+    "HTML_TYPES",
+    "Rendered",
+    "enforce_guard",
+    "extract_response",
+    "inspect_response",
+]
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+# CONTENT_INSUFFICIENT reasons starting with this name a sign of a
+# client-rendered shell; they are the only ones the auto controller escalates.
+ESCALATION_REASON_PREFIX = "client_rendered_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +117,46 @@ def enforce_guard(
     )
 
 
-def _extract(response: FetchedResponse, inspection: Inspection, config: ReaderConfig) -> Extraction:
+def _drop_hidden(tree: lxml.html.HtmlElement) -> None:
+    # In a browser snapshot, content judged hidden by computed style carries
+    # the marker attribute. The guard has already inspected it as hidden; it
+    # is not part of what a reader sees, so it never reaches the extraction.
+    for element in tree.xpath(f"//*[@{BROWSER_HIDDEN_ATTRIBUTE}]"):
+        if element.getparent() is not None:
+            element.drop_tree()
+
+
+def _check_sufficient(extraction: Extraction, inspection: Inspection, config: ReaderConfig, *, url: str,
+                      method: str) -> None:
+    if method == "browser":
+        # After a render, a page with little but real content is returned as
+        # it is: the threshold decides escalation, not success.
+        if extraction.readable_chars == 0:
+            raise ContentInsufficient("the rendered page has no readable text", reason="empty_render", url=url,
+                                      stage="extract")
+        return
+    if inspection.tree is not None and extraction.readable_chars < ESCALATION_MAX_READABLE_CHARS:
+        sign = client_rendered_sign(inspection.tree)
+        if sign is not None:
+            raise ContentInsufficient(
+                f"the page appears to need JavaScript ({sign}, {extraction.readable_chars} readable characters)",
+                reason=ESCALATION_REASON_PREFIX + sign,
+                url=url,
+                stage="extract",
+            )
+    if not is_sufficient(extraction, min_chars=config.limits.min_readable_chars):
+        raise ContentInsufficient(
+            f"the page has too little readable content ({extraction.readable_chars} characters)",
+            reason="too_little_text",
+            url=url,
+            stage="extract",
+        )
+
+
+def _extract(response: FetchedResponse, inspection: Inspection, config: ReaderConfig, method: str) -> Extraction:
     url = response.final_url
+    if method == "browser" and inspection.tree is not None:
+        _drop_hidden(inspection.tree)
     link_filter = partial(check_link, base_url=url, config=config)
     if inspection.tree is not None:
         return extract_html(inspection.tree, final_url=url, link_filter=link_filter,
@@ -116,22 +174,22 @@ def extract_response(
     config: ReaderConfig,
     requested_use: str,
     max_characters: int,
+    method: str = "http",
 ) -> Rendered:
     """Extract the readable content, check it is sufficient, and render it safely.
+
+    ``method`` is ``http`` for a static page (which may be found to be the
+    shell of a client-rendered app: ``CONTENT_INSUFFICIENT`` with a reason
+    starting with :data:`ESCALATION_REASON_PREFIX`) or ``browser`` for a
+    rendered snapshot (hidden-marked content dropped; any text suffices).
 
     Raises:
         ContentInsufficient: too little readable content, or extraction failed.
     """
     url = response.final_url
     started = time.perf_counter()
-    extraction = _extract(response, inspection, config)
-    if not is_sufficient(extraction, min_chars=config.limits.min_readable_chars):
-        raise ContentInsufficient(
-            f"the page has too little readable content ({extraction.readable_chars} characters)",
-            reason="too_little_text",
-            url=url,
-            stage="extract",
-        )
+    extraction = _extract(response, inspection, config, method)
+    _check_sufficient(extraction, inspection, config, url=url, method=method)
     redacting = config.on_guard == "redact" and report.decision is not Decision.ALLOW
     block_filter = (
         rule_block_filter(profile=config.guard_profile, requested_use=requested_use) if redacting else None

@@ -1,7 +1,9 @@
 """The ``pagewarden`` console script.
 
 ``pagewarden read URL`` prints the page as Markdown under a short header, or
-the whole Document as JSON with ``--json``. Failures print their code and
+the whole Document as JSON with ``--json``. ``pagewarden doctor`` reports
+whether rendering works here (browser, sandbox, policies, a self-test render)
+and exits 0 when it does, 1 when it does not. Failures print their code and
 reason (as JSON with ``--json``) and exit with a code that tells them apart:
 
 ====  ==================================================================
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import __version__
+from ._browser.config import BrowserConfig
 from ._config import GUARD_PROFILES, RENDER_MODES, REQUESTED_USES
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
@@ -79,7 +82,27 @@ def _build_parser() -> argparse.ArgumentParser:
                            "non-standard port (repeatable; for local testing only)")
     read.add_argument("--unsafe-allow-sensitive-query", action="store_true",
                       help="send URLs whose query looks like it carries a secret or personal data")
+    _add_browser_options(read)
+    doctor = commands.add_parser("doctor", help="check whether rendering JavaScript pages works here")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_browser_options(doctor)
     return parser
+
+
+def _add_browser_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--chromium", metavar="PATH",
+                        help="the Chromium to use (default: PAGEWARDEN_CHROMIUM, Playwright's, the system's)")
+    parser.add_argument("--browser-policy", default="default", metavar="POLICY",
+                        help="request policy of the browser: default, strict or a TOML file")
+    parser.add_argument("--external-sandbox", action="store_true",
+                        help="run Chromium without its own sandbox because a container already isolates it "
+                             "(needed as root)")
+
+
+def _browser_config(args: argparse.Namespace) -> BrowserConfig:
+    return BrowserConfig(
+        executable=args.chromium, policy=args.browser_policy, external_sandbox=args.external_sandbox
+    )
 
 
 def _print_document(document: Document, out: TextIO) -> None:
@@ -111,6 +134,7 @@ def _run_read(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
     }
     try:
+        options["browser"] = _browser_config(args)
         with Reader(**options) as reader:
             document = reader.read(
                 args.url, render=args.render, max_characters=args.max_characters,
@@ -126,6 +150,29 @@ def _run_read(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _run_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import anyio
+
+    from ._browser.doctor import run_doctor
+
+    try:
+        config = _browser_config(args)
+    except PagewardenError as error:
+        _print_error(error, args.json, out, err)
+        return EXIT_CODES.get(error.code, EXIT_FAILURE)
+    report = anyio.run(run_doctor, config)
+    data = report.to_dict()
+    if args.json:
+        out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    else:
+        for section in ("browser", "sandbox", "policies", "environment", "self_test"):
+            out.write(f"{section}:\n")
+            for key, value in data[section].items():
+                out.write(f"  {key}: {value}\n")
+        out.write("rendering works here\n" if report.ok else "rendering does NOT work here (see above)\n")
+    return EXIT_OK if report.ok else EXIT_FAILURE
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     out = out or sys.stdout
@@ -134,6 +181,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     try:
         if args.command == "read":
             return _run_read(args, out, err)
+        if args.command == "doctor":
+            return _run_doctor(args, out, err)
     except KeyboardInterrupt:
         err.write("pagewarden: interrupted\n")
         return EXIT_INTERRUPTED

@@ -7,7 +7,7 @@ import inspect
 import pagewarden
 
 EXPECTED_PUBLIC_NAMES = {
-    "AsyncReader", "BotChallenge", "ConfigMissing", "ContentInsufficient", "Decision", "Document",
+    "AsyncReader", "BrowserConfig", "BotChallenge", "ConfigMissing", "ContentInsufficient", "Decision", "Document",
     "ErrorCode", "FetchInfo", "Finding", "GuardDenied", "GuardFailed", "GuardReport", "InvalidInput",
     "Limits", "Location", "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "RateLimited",
     "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge", "SecurityReport", "Severity", "Timeout",

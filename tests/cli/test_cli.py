@@ -83,3 +83,33 @@ def test_invalid_input_exits_2() -> None:
     code, _, err = _run("read", "https://example.com/", "--max-characters", "5")
     assert code == 2
     assert "INVALID_INPUT" in err
+
+
+def test_doctor_reports_a_missing_browser() -> None:
+    """`pagewarden doctor` with an unusable Chromium exits 1 and says why, in JSON."""
+    code, out, _ = _run("doctor", "--json", "--chromium", "/nonexistent/chromium", "--external-sandbox")
+    report = json.loads(out)
+    assert code == 1
+    assert report["ok"] is False
+    assert report["browser"]["found"] is False
+
+
+def test_render_always_without_browser_exits_2(site: FixtureServer) -> None:
+    """--render always with no usable browser is CONFIG_MISSING (exit 2), naming what is missing."""
+    code, out, _ = _run("read", site.url("/article"), "--json", "--render", "always", "--chromium",
+                        "/nonexistent/chromium", "--external-sandbox", "--unsafe-allow-destination", site.host_port)
+    assert code == 2
+    assert json.loads(out)["error"]["reason"] == "chromium_path_invalid"
+
+
+@pytest.mark.browser
+def test_doctor_self_test_passes() -> None:
+    """With the installed Chromium the doctor's self-test renders through the proxy and exits 0."""
+    import os
+
+    argv = ["doctor", "--json"] + (["--external-sandbox"] if os.geteuid() == 0 else [])
+    code, out, _ = _run(*argv)
+    report = json.loads(out)
+    assert code == 0
+    assert report["self_test"]["script_ran"] is True
+    assert report["self_test"]["hidden_text_marked"] is True

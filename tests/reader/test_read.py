@@ -63,16 +63,6 @@ async def test_auto_reads_statically_until_the_browser_lands(fixture_server: Fix
 
 
 @pytest.mark.anyio
-async def test_always_render_is_config_missing() -> None:
-    """render="always" raises CONFIG_MISSING saying rendering is not available."""
-    async with pagewarden.AsyncReader() as reader:
-        with pytest.raises(pagewarden.ConfigMissing) as caught:
-            await reader.read("https://example.com/", render="always")
-    assert caught.value.reason == "browser_unavailable"
-    assert "render" in caught.value.message
-
-
-@pytest.mark.anyio
 async def test_hidden_injection_is_withheld(fixture_server: FixtureServer) -> None:
     """A display:none instruction override makes read() raise GUARD_DENIED with the decision."""
     fixture_server.add("/hidden", headers=HTML, body=pages.HIDDEN_INJECTION.encode())
