@@ -1,6 +1,7 @@
 """The pagewarden demo: read a small embedded site on 127.0.0.1 and show what happens to each page.
 
-The site has four pages, each exercising one defence of ``read(render="never")``:
+The site has five pages, each read with ``read(render="auto")`` and each
+exercising one defence:
 
 * ``/article``: an ordinary article; it comes back as guarded Markdown.
 * ``/injection``: the same kind of article with a hidden instruction-override
@@ -9,6 +10,9 @@ The site has four pages, each exercising one defence of ``read(render="never")``
   re-validated and refused (``UNSAFE_URL``).
 * ``/oversize``: a small gzip body that decodes past the reader's decoded-size
   limit; the read stops while streaming (``RESPONSE_TOO_LARGE``).
+* ``/app``: a client-rendered app (an empty ``#root`` filled by a script from
+  JSON); the static read finds the empty shell and escalates to the pooled
+  Chromium behind the egress proxy (``fetch.method == "browser"``).
 
 It prints a table of outcomes, guard decisions and timings, then the article's
 Markdown, and exits 0 only when every page had its expected outcome, so it
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import http.server
+import os
 import sys
 import threading
 import time
@@ -89,6 +94,28 @@ INJECTION = """<!doctype html>
 
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"
 
+APP_SHELL = """<!doctype html><html><head><meta charset="utf-8"><title>Harbour tides</title></head>
+<body><div id="root">Loading…</div><script src="/app.js"></script></body></html>"""
+
+APP_SCRIPT = """
+fetch('/api/tides.json').then(r => r.json()).then(data => {
+  const article = document.createElement('article');
+  const h1 = document.createElement('h1'); h1.textContent = data.title; article.appendChild(h1);
+  for (const text of data.paragraphs) {
+    const p = document.createElement('p'); p.textContent = text; article.appendChild(p);
+  }
+  document.getElementById('root').replaceChildren(article);
+});
+"""
+
+APP_DATA = (
+    '{"title": "Reading the harbour tide tables", "paragraphs": ['
+    '"High and low water follow the moon, so each day the tides arrive about fifty minutes later.", '
+    '"The harbour office publishes a year of predictions, and skippers use them to cross the bar safely.", '
+    '"Spring tides, near new and full moon, bring the largest range; neap tides the smallest.", '
+    '"Wind and air pressure can push the real water level away from the prediction by a hand or more."]}'
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Response:
@@ -116,6 +143,9 @@ def build_site() -> dict[str, Response]:
         "/injection": Response(200, (html,), INJECTION.encode()),
         "/redirect": Response(302, (("Location", METADATA_URL), ("Content-Length", "0"))),
         "/oversize": Response(200, (html, ("Content-Encoding", "gzip")), _oversize_body()),
+        "/app": Response(200, (html,), APP_SHELL.encode()),
+        "/app.js": Response(200, (("Content-Type", "text/javascript"),), APP_SCRIPT.encode()),
+        "/api/tides.json": Response(200, (("Content-Type", "application/json"),), APP_DATA.encode()),
     }
 
 
@@ -169,6 +199,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("hidden injection", "/injection", "GUARD_DENIED"),
     ("redirect to metadata IP", "/redirect", "UNSAFE_URL"),
     ("oversized (gzip bomb)", "/oversize", "RESPONSE_TOO_LARGE"),
+    ("client-rendered app", "/app", "ok"),
 )
 
 
@@ -184,6 +215,7 @@ class Outcome:
     millis: float
     detail: str
     document: pagewarden.Document | None = None
+    method: str = "-"
 
     @property
     def as_expected(self) -> bool:
@@ -195,7 +227,7 @@ async def read_page(reader: pagewarden.AsyncReader, label: str, url: str, expect
     """Read one page and summarise the result (a Document or a PagewardenError)."""
     started = time.perf_counter()
     try:
-        document = await reader.read(url, render="never")
+        document = await reader.read(url, render="auto")
     except pagewarden.PagewardenError as exc:
         millis = (time.perf_counter() - started) * 1000
         return Outcome(
@@ -208,10 +240,14 @@ async def read_page(reader: pagewarden.AsyncReader, label: str, url: str, expect
         f"{len(document.links)} links; http {timings.http * 1000:.0f} ms, "
         f"guard {timings.guard * 1000:.0f} ms, extract {timings.extract * 1000:.0f} ms"
     )
-    return Outcome(label, expected, "ok", "", str(document.security.decision), millis, detail, document)
+    method = document.fetch.method
+    if document.fetch.escalation_reason:
+        method += f" ({document.fetch.escalation_reason.removeprefix('client_rendered_')})"
+        detail += f", browser {timings.render * 1000:.0f} ms"
+    return Outcome(label, expected, "ok", "", str(document.security.decision), millis, detail, document, method)
 
 
-HEADERS = ("page", "outcome", "reason", "guard decision", "ms", "as expected")
+HEADERS = ("page", "outcome", "reason", "method", "guard decision", "ms", "as expected")
 
 
 def _rows(outcomes: Sequence[Outcome]) -> list[tuple[str, ...]]:
@@ -220,6 +256,7 @@ def _rows(outcomes: Sequence[Outcome]) -> list[tuple[str, ...]]:
             o.label,
             o.outcome,
             o.reason or "-",
+            o.method,
             o.decision,
             f"{o.millis:.0f}",
             "yes" if o.as_expected else f"NO (wanted {o.expected})",
@@ -246,8 +283,8 @@ def _print_table(outcomes: Sequence[Outcome]) -> None:
     console = Console()
     if not console.is_terminal:
         # Piped output would be wrapped at 80 columns and cut the reasons.
-        console = Console(width=140)
-    table = Table(title="pagewarden demo: read(url, render='never') on a local site")
+        console = Console(width=170)
+    table = Table(title="pagewarden demo: read(url, render='auto') on a local site")
     for header in HEADERS:
         table.add_column(header, justify="right" if header == "ms" else "left", no_wrap=True)
     for row, outcome in zip(_rows(outcomes), outcomes, strict=True):
@@ -261,9 +298,11 @@ def print_report(outcomes: Sequence[Outcome]) -> None:
     print()
     for outcome in outcomes:
         print(f"- {outcome.label}: {outcome.detail}")
-    article = next((o.document for o in outcomes if o.document is not None), None)
-    if article is None:
-        return
+    for article in (o.document for o in outcomes if o.document is not None):
+        _print_markdown(article)
+
+
+def _print_markdown(article: pagewarden.Document) -> None:
     heading = (
         f"Markdown of {article.final_url} (title: {article.title!r}, author: {article.metadata.author!r})"
     )
@@ -278,7 +317,11 @@ async def run_demo() -> int:
     """Serve the site, read every page, print the report; 0 when every outcome is the expected one."""
     with DemoSite(build_site()) as site:
         # The only way to reach a loopback server: name exactly this ip:port as an allowed destination.
-        async with pagewarden.AsyncReader(unsafe_allow_destinations=(f"127.0.0.1:{site.port}",)) as reader:
+        # As root Chromium's own sandbox cannot start; the demo then relies on the machine's isolation.
+        browser = pagewarden.BrowserConfig(external_sandbox=os.geteuid() == 0)
+        async with pagewarden.AsyncReader(
+            unsafe_allow_destinations=(f"127.0.0.1:{site.port}",), browser=browser
+        ) as reader:
             outcomes = [
                 await read_page(reader, label, site.url(path), expected) for label, path, expected in PAGES
             ]
