@@ -48,8 +48,8 @@ from ._sync import Reader, read
 __all__ = [
     "REFERENCE_CLASSIFIER_PROMPT",
     "AsyncReader",
-    "BrowserConfig",
     "BotChallenge",
+    "BrowserConfig",
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",

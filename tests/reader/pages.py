@@ -43,7 +43,9 @@ fetch('/api/article.json').then(r => r.json()).then(d => {
   const root = document.getElementById('root');
   const article = document.createElement('article');
   const h1 = document.createElement('h1'); h1.textContent = d.title; article.appendChild(h1);
-  for (const text of d.paragraphs) { const p = document.createElement('p'); p.textContent = text; article.appendChild(p); }
+  for (const text of d.paragraphs) {
+    const p = document.createElement('p'); p.textContent = text; article.appendChild(p);
+  }
   root.replaceChildren(article);
 });
 """
@@ -66,7 +68,8 @@ NOSCRIPT_SHELL = """<!doctype html><html><head><title>Status</title></head><body
 HASH_ROUTER = """<!doctype html><html><head><title>Router</title></head><body><div id="app"></div>
 <script type="module">
 const views = {
-  '#/about': '<h1>About the observatory</h1><p>' + 'The observatory has mapped the southern sky since 1911. '.repeat(12) + '</p>',
+  '#/about': '<h1>About the observatory</h1><p>'
+    + 'The observatory has mapped the southern sky since 1911. '.repeat(12) + '</p>',
 };
 document.getElementById('app').innerHTML = views[location.hash] || '<p>home</p>';
 </script></body></html>"""
