@@ -28,6 +28,7 @@ def app_site(site: FixtureServer) -> FixtureServer:
     site.add("/status", headers=HTML, body=pages.NOSCRIPT_SHELL.encode())
     site.add("/router", headers=HTML, body=pages.HASH_ROUTER.encode())
     site.add("/article", headers=HTML, body=pages.ARTICLE.encode())
+    site.add("/almanac", headers=HTML, body=pages.HYDRATION_SHELL.encode())
     site.add("/styled", headers=HTML, body=pages.STYLED_APP_SHELL.encode().replace(b"/app.js", b"/styled.js"))
     site.add("/styled.js", headers=JS, body=pages.STYLED_APP_SCRIPT.encode())
     site.add("/site.css", headers={"Content-Type": "text/css"}, body=pages.HIDING_STYLESHEET.encode())
@@ -61,6 +62,14 @@ async def test_noscript_page_escalates(reader: pagewarden.AsyncReader, app_site:
     assert document.fetch.method == "browser"
     assert document.fetch.escalation_reason == "client_rendered_noscript_requires_javascript"
     assert "All systems normal." in document.text
+
+
+async def test_hydration_page_escalates(reader: pagewarden.AsyncReader, app_site: FixtureServer) -> None:
+    """A framework payload with a near-empty server render is rendered; the hydrated text comes back."""
+    document = await reader.read(app_site.url("/almanac"), render="auto")
+    assert document.fetch.method == "browser"
+    assert document.fetch.escalation_reason in ("client_rendered_framework_payload", "client_rendered_empty_app_root")
+    assert "orbital tables" in document.text
 
 
 async def test_static_article_does_not_escalate(reader: pagewarden.AsyncReader, app_site: FixtureServer) -> None:

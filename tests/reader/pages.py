@@ -88,3 +88,19 @@ STYLED_APP_SCRIPT = APP_SCRIPT.replace(
 )
 
 HIDING_STYLESHEET = ".promo { position: absolute; left: -10000px; }"
+
+HYDRATION_SHELL = """<!doctype html><html><head><title>Almanac</title></head><body>
+<div id="__next"><header>Almanac</header></div>
+<script id="__NEXT_DATA__" type="application/json">{"props": {"entries": [
+  "The almanac lists sunrise, sunset and moon phases for every day of the year.",
+  "Farmers once planned sowing by it; sailors still check its tide notes before a passage.",
+  "Each entry is computed from orbital tables and corrected for the observer's latitude."
+]}}</script>
+<script>
+const data = JSON.parse(document.getElementById('__NEXT_DATA__').textContent);
+const main = document.createElement('main');
+for (const entry of data.props.entries) {
+  const p = document.createElement('p'); p.textContent = entry; main.appendChild(p);
+}
+document.getElementById('__next').appendChild(main);
+</script></body></html>"""

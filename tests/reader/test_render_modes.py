@@ -65,3 +65,13 @@ async def test_guard_denial_is_never_escalated(fixture_server: FixtureServer) ->
         with pytest.raises(pagewarden.GuardDenied):
             await reader.read(fixture_server.url("/app"), render="auto")
         assert reader._pool is None
+
+
+@pytest.mark.anyio
+async def test_readable_static_page_never_starts_a_browser(fixture_server: FixtureServer) -> None:
+    """render="auto" on a readable static article returns it from HTTP without creating a browser pool."""
+    fixture_server.add("/article", headers=HTML, body=pages.ARTICLE.encode())
+    async with _reader(fixture_server) as reader:
+        document = await reader.read(fixture_server.url("/article"), render="auto")
+        assert reader._pool is None
+    assert document.fetch.method == "http"
