@@ -1,0 +1,112 @@
+"""The search vocabulary: a validated query, a raw provider hit, a normalized hit, the provider protocol.
+
+Providers receive a :class:`SearchQuery` that is already validated and a
+deadline (an ``anyio.current_time()`` value); they return raw hits or raise a
+:class:`~pagewarden.PagewardenError`. Everything a provider returns is
+untrusted: the search layer normalizes, deduplicates, bounds and guards it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+__all__ = [
+    "SAFE_SEARCH_LEVELS",
+    "TIME_RANGES",
+    "RawHit",
+    "SafeSearch",
+    "SearchHit",
+    "SearchProvider",
+    "SearchQuery",
+    "TimeRange",
+]
+
+SafeSearch = Literal["off", "moderate", "strict"]
+TimeRange = Literal["day", "week", "month", "year"]
+SAFE_SEARCH_LEVELS: tuple[str, ...] = ("off", "moderate", "strict")
+TIME_RANGES: tuple[str, ...] = ("day", "week", "month", "year")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """A validated search request.
+
+    Attributes:
+        text: the query, trimmed, 1..400 characters.
+        limit: how many hits are wanted (1..20).
+        language: ISO 639-1 code, lower case, or ``None``.
+        region: ISO 3166-1 alpha-2 code, upper case, or ``None``.
+        safe_search: ``off``, ``moderate`` (default) or ``strict``.
+        time_range: ``day``, ``week``, ``month``, ``year`` or ``None``.
+    """
+
+    text: str
+    limit: int = 10
+    language: str | None = None
+    region: str | None = None
+    safe_search: SafeSearch = "moderate"
+    time_range: TimeRange | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawHit:
+    """One hit as a provider returned it (untrusted, not yet normalized)."""
+
+    url: str
+    title: str
+    snippet: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A normalized search hit. Always untrusted and tainted.
+
+    Attributes:
+        url: canonical URL (redirect wrappers unwrapped, tracking parameters
+            and fragment dropped).
+        title: bounded, control characters stripped.
+        snippet: bounded, control characters stripped.
+        rank: 1-based position after deduplication.
+        provider: the provider's name.
+    """
+
+    url: str
+    title: str
+    snippet: str
+    rank: int
+    provider: str
+    trust: Literal["untrusted"] = "untrusted"
+    tainted: Literal[True] = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "url": self.url,
+            "title": self.title,
+            "snippet": self.snippet,
+            "rank": self.rank,
+            "provider": self.provider,
+            "trust": self.trust,
+            "tainted": self.tainted,
+        }
+
+
+@runtime_checkable
+class SearchProvider(Protocol):
+    """A web search backend.
+
+    ``name`` identifies it in hits, errors and cooldowns. ``search`` must
+    finish by ``deadline`` (an ``anyio.current_time()`` value; the caller also
+    enforces it) and either return hits or raise a ``PagewardenError``:
+    ``RATE_LIMITED`` / ``BOT_CHALLENGE`` (with ``retry_after`` when known),
+    ``PARSE_CHANGED``, ``NETWORK_ERROR``, ``TIMEOUT``, ``UPSTREAM_HTTP``. A
+    failure must never be reported as an empty result.
+    """
+
+    name: str
+
+    async def search(self, query: SearchQuery, *, deadline: float) -> Sequence[RawHit]:
+        """Return the provider's hits for ``query``."""
+        ...
