@@ -92,14 +92,14 @@ def detection(contexts: int) -> dict[str, Any]:
         counts["documents"] += 1
         counts["flagged"] += bool(_categories(report))
         counts["withheld"] += report.decision.withholds
-        counts[f"withheld_{doc.position}"] += report.decision.withholds
+        counts[f"flagged_{doc.position}"] += bool(_categories(report))
     clean_reports = [guard_text(doc.text) for doc in clean]
     per_category = {
         category: {
             "documents": c["documents"],
             "flagged": c["flagged"] / c["documents"],
             "withheld": c["withheld"] / c["documents"],
-            **{f"withheld_{p}": c[f"withheld_{p}"] / (c["documents"] / 3) for p in ("start", "middle", "end")},
+            **{f"flagged_{p}": c[f"flagged_{p}"] / (c["documents"] / 3) for p in ("start", "middle", "end")},
         }
         for category, c in sorted(flagged.items())
     }
@@ -213,8 +213,8 @@ def _print(results: dict[str, Any]) -> None:
               f"withheld {det['overall_withheld']:.1%}")
         for category, row in det["per_category"].items():
             print(f"  {category:40s} flagged {row['flagged']:6.1%} withheld {row['withheld']:6.1%} "
-                  f"(start {row['withheld_start']:.0%} middle {row['withheld_middle']:.0%} "
-                  f"end {row['withheld_end']:.0%})")
+                  f"(flagged at start {row['flagged_start']:.0%} middle {row['flagged_middle']:.0%} "
+                  f"end {row['flagged_end']:.0%})")
         print(f"  clean contexts: {det['clean_contexts']}, withheld {det['clean_withheld']}, "
               f"warned {det['clean_warned']}")
     fps = results["false_positives"]
