@@ -20,6 +20,7 @@ __all__ = [
     "SearchHit",
     "SearchProvider",
     "SearchQuery",
+    "SearchResults",
     "TimeRange",
 ]
 
@@ -90,6 +91,34 @@ class SearchHit:
             "provider": self.provider,
             "trust": self.trust,
             "tainted": self.tainted,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """The outcome of one search: normalized, guarded hits.
+
+    Attributes:
+        query: the validated query that was run.
+        hits: the hits that passed the guard, ranked from 1, at most ``query.limit``.
+        withheld: how many inspected hits the guard withheld (a high or
+            critical finding in the title, snippet or URL).
+        provider: the name of the provider that answered (in a fallback
+            chain, the member that succeeded).
+    """
+
+    query: SearchQuery
+    hits: tuple[SearchHit, ...]
+    withheld: int
+    provider: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "query": self.query.text,
+            "provider": self.provider,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "withheld": self.withheld,
         }
 
 
