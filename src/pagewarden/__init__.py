@@ -9,7 +9,7 @@ is importable from this namespace; the ``_``-prefixed modules are private.
 __version__ = "0.1.0"
 
 from ._browser.config import BrowserConfig
-from ._config import Limits, ReaderConfig
+from ._config import CacheConfig, Limits, ReaderConfig
 from ._document import Document, FetchInfo, Metadata, SecurityReport, Timings
 from ._errors import (
     BotChallenge,
@@ -43,6 +43,7 @@ from ._guard.report import Decision, Finding, GuardReport, Location, Severity
 from ._protocols import ContentGuard, GuardRequest, GuardSegment, Resolver
 from ._reader import AsyncReader
 from ._safe import fence
+from ._search.search_and_read import ReadFailure, SearchAndReadResult
 from ._sync import Reader, read
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "AsyncReader",
     "BotChallenge",
     "BrowserConfig",
+    "CacheConfig",
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",
@@ -71,10 +73,12 @@ __all__ = [
     "PagewardenError",
     "ParseChanged",
     "RateLimited",
+    "ReadFailure",
     "Reader",
     "ReaderConfig",
     "Resolver",
     "ResponseTooLarge",
+    "SearchAndReadResult",
     "SecurityReport",
     "Severity",
     "Timeout",

@@ -13,16 +13,22 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ._browser.config import BrowserConfig
 from ._errors import InvalidInput
 from ._protocols import ContentGuard, IPAddress, Resolver
 
+if TYPE_CHECKING:
+    # Only for annotations: importing the search package here would make
+    # every search module that needs the config a circular import.
+    from ._search.types import SearchProvider
+
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
     "DEFAULT_GUARD_TIMEOUT",
     "AllowedDestination",
+    "CacheConfig",
     "GuardProfile",
     "Limits",
     "OnGuard",
@@ -31,6 +37,7 @@ __all__ = [
     "RequestedUse",
     "check_guard_timeout",
     "check_guards",
+    "check_search_provider",
     "parse_allowed_destination",
 ]
 
@@ -58,6 +65,10 @@ DEFAULT_CONTENT_TYPES: frozenset[str] = frozenset(
 READABLE_CONTENT_TYPES = DEFAULT_CONTENT_TYPES
 
 MAX_TIMEOUT = 300.0
+MAX_CACHE_ENTRIES = 10_000
+MAX_CACHE_TTL = 86_400.0
+DEFAULT_SEARCH_TIMEOUT = 10.0
+_MAX_PROVIDER_NAME_CHARS = 100
 _MEDIA_TYPE = re.compile(r"^[a-z0-9!#$&^_.+-]{1,64}/[a-z0-9!#$&^_.+-]{1,64}$")
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
@@ -189,6 +200,55 @@ def check_guards(guards: object) -> tuple[ContentGuard, ...]:
     return checked
 
 
+def check_search_provider(provider: object) -> SearchProvider | None:
+    """Validate a search provider: ``None``, or an object with a short ``name`` and an async ``search``."""
+    if provider is None:
+        return None
+    name = getattr(provider, "name", None)
+    # The same rule as the search package applies when it calls the provider.
+    if not isinstance(name, str) or not 0 < len(name) <= _MAX_PROVIDER_NAME_CHARS or not name.isprintable():
+        raise InvalidInput(
+            f"a search provider needs a printable name of 1..{_MAX_PROVIDER_NAME_CHARS} characters",
+            reason="invalid_search_provider",
+        )
+    if not callable(getattr(provider, "search", None)):
+        raise InvalidInput(f"search provider {name} has no async search(query, deadline=...) method",
+                           reason="invalid_search_provider")
+    return provider  # type: ignore[return-value]  # checked structurally above
+
+
+def _check_ttl(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{name} must be a number of seconds", reason=f"invalid_{name}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_CACHE_TTL:
+        raise InvalidInput(f"{name} must be in [0, {MAX_CACHE_TTL:g}] seconds", reason=f"invalid_{name}")
+    return seconds
+
+
+@dataclass(frozen=True, slots=True)
+class CacheConfig:
+    """The reader's in-memory cache of search results and documents.
+
+    Attributes:
+        max_entries: the most entries kept per kind (search results,
+            documents), least recently used evicted first; 0..10,000. ``0``
+            turns the cache off, including the sharing of identical
+            concurrent requests.
+        search_ttl: seconds a search result stays fresh (0 stores none).
+        document_ttl: seconds a document stays fresh (0 stores none).
+    """
+
+    max_entries: int = 100
+    search_ttl: float = 30.0
+    document_ttl: float = 60.0
+
+    def __post_init__(self) -> None:
+        _check_int("max_entries", self.max_entries, 0, MAX_CACHE_ENTRIES)
+        object.__setattr__(self, "search_ttl", _check_ttl("search_ttl", self.search_ttl))
+        object.__setattr__(self, "document_ttl", _check_ttl("document_ttl", self.document_ttl))
+
+
 def check_guard_timeout(value: object) -> float:
     """Validate an extra guard's deadline in seconds."""
     return _check_seconds("guard_timeout", value, MAX_GUARD_TIMEOUT)
@@ -237,6 +297,12 @@ class ReaderConfig:
         browser: how the browser pool runs Chromium for ``render="auto"``
             and ``"always"`` (:class:`BrowserConfig`); nothing is launched
             until a read needs it.
+        search: the web search provider used by ``search()`` and
+            ``search_and_read()`` (for example ``ddgs()``); ``None`` makes
+            them raise ``CONFIG_MISSING``.
+        search_timeout: default deadline of one search in seconds, for the
+            whole provider chain.
+        cache: the in-memory result cache, see :class:`CacheConfig`.
     """
 
     timeout: float = 15.0
@@ -253,6 +319,9 @@ class ReaderConfig:
     guard_timeout: float = DEFAULT_GUARD_TIMEOUT
     on_guard: OnGuard = "raise"
     browser: BrowserConfig = field(default_factory=BrowserConfig)
+    search: SearchProvider | None = None
+    search_timeout: float = DEFAULT_SEARCH_TIMEOUT
+    cache: CacheConfig = field(default_factory=CacheConfig)
     allowed_destinations: tuple[AllowedDestination, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -297,6 +366,10 @@ class ReaderConfig:
             raise InvalidInput("on_guard must be raise, redact or return", reason="invalid_on_guard")
         if not isinstance(self.browser, BrowserConfig):
             raise InvalidInput("browser must be a pagewarden.BrowserConfig", reason="invalid_browser_config")
+        object.__setattr__(self, "search", check_search_provider(self.search))
+        object.__setattr__(self, "search_timeout", _check_seconds("search_timeout", self.search_timeout))
+        if not isinstance(self.cache, CacheConfig):
+            raise InvalidInput("cache must be a pagewarden.CacheConfig", reason="invalid_cache_config")
 
     def replace(self, **changes: Any) -> ReaderConfig:
         """A copy with ``changes`` applied and validated; unknown names are ``INVALID_INPUT``."""

@@ -6,10 +6,16 @@ under its own deadline too) -> guard outcome per ``on_guard`` -> extraction and
 safe rendering (worker thread) -> Document. Everything after intake happens
 inside a single ``anyio.fail_after`` scope, so DNS, connects, redirects, the
 body, the guards and extraction share one deadline.
+
+The reader also owns what must not be process-wide: its document and search
+result caches (with in-flight sharing of identical requests) and the
+per-provider search cooldowns. ``search`` and ``search_and_read`` live here
+only as thin orchestration; their logic is in :mod:`pagewarden._search`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable
@@ -31,11 +37,17 @@ from ._config import (
     check_timeout,
 )
 from ._document import Document, FetchInfo, SecurityReport, Timings
-from ._errors import ConfigMissing, ContentInsufficient, InvalidInput, Timeout
+from ._errors import ConfigMissing, ContentInsufficient, InvalidInput, PagewardenError, Timeout
 from ._guard.extra import collect_extra_reports, implied_decision, merge_reports
 from ._guard.report import Decision, GuardReport
-from ._net import FetchedResponse, fetch
+from ._net import FetchedResponse, fetch, parse_target
 from ._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
+from ._search.cache import ResultCache
+from ._search.cooldown import Cooldowns
+from ._search.query import validate_query
+from ._search.run import run_search
+from ._search.search_and_read import SearchAndReadResult, check_concurrency, search_then_read
+from ._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
 
 if TYPE_CHECKING:
     from ._browser.pool import BrowserPool
@@ -67,6 +79,10 @@ class AsyncReader:
         self._config = base.replace(**options) if options else base
         self._closed = False
         self._pool: BrowserPool | None = None
+        cache = self._config.cache
+        self._documents: ResultCache[Document] = ResultCache(cache.max_entries, cache.document_ttl)
+        self._searches: ResultCache[SearchResults] = ResultCache(cache.max_entries, cache.search_ttl)
+        self._cooldowns = Cooldowns()
 
     @property
     def config(self) -> ReaderConfig:
@@ -87,8 +103,11 @@ class AsyncReader:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Release the reader's resources (the browser, if one was started). Idempotent."""
+        """Release the reader's resources (the browser, if one was started, the caches). Idempotent."""
         self._closed = True
+        self._documents.clear()
+        self._searches.clear()
+        self._cooldowns.clear()
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.aclose()
@@ -125,38 +144,195 @@ class AsyncReader:
             timeout: deadline of the whole read in seconds (default
                 ``config.timeout``).
 
+        A document is cached for ``config.cache.document_ttl`` seconds under
+        everything that changes it (the normalized URL with its fragment,
+        ``render``, ``max_characters``, ``requested_use``, the guard profile
+        and ``on_guard``); identical concurrent reads share one fetch.
+
         Raises:
             PagewardenError: with a stable ``code``; see :mod:`pagewarden` docs.
         """
-        if self._closed:
-            raise ConfigMissing("the reader is closed", reason="reader_closed")
+        self._check_open()
         if not isinstance(url, str):
             raise InvalidInput("url must be a string", reason="invalid_url_type")
         mode = check_choice("render", self._config.default_render if render is None else render, RENDER_MODES)
         use = check_choice("requested_use", requested_use, REQUESTED_USES)
         limit = check_max_characters(self._config.max_characters if max_characters is None else max_characters)
         deadline = check_timeout(self._config.timeout if timeout is None else timeout)
-        started = time.perf_counter()
+        key = self._document_key(url, mode, use, limit)
+        work = partial(self._read_uncached, url, mode, use, limit)
         try:
             with anyio.fail_after(deadline):
-                if mode == "always":
-                    # No static pre-read: the raw HTML is never fetched, so
-                    # the guard first sees the page after its scripts ran.
-                    return await self._read_rendered(url, use, limit, started, escalation="render_always")
-                response = await fetch(url, self._config)
-                try:
-                    return await self._process(url, response, use, limit, started)
-                except ContentInsufficient as insufficient:
-                    reason = insufficient.reason or ""
-                    if mode != "auto" or not reason.startswith(ESCALATION_REASON_PREFIX):
-                        raise
-                    return await self._read_rendered(
-                        url, use, limit, started, escalation=reason, static=response, when_unavailable=insufficient
-                    )
+                document = await (work() if key is None else self._documents.get_or_run(key, work))
         except TimeoutError:
             raise Timeout(
                 f"the read did not finish within {deadline:g} s", reason="read_deadline", url=url, stage="read"
             ) from None
+        requested = url.strip()
+        # A cached document may have been read under another spelling of the same URL.
+        return document if document.url == requested else dataclasses.replace(document, url=requested)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigMissing("the reader is closed", reason="reader_closed")
+
+    def _document_key(self, url: str, mode: str, use: str, limit: int) -> tuple[object, ...] | None:
+        if not self._documents.enabled:
+            return None
+        try:
+            target = parse_target(url, self._config)
+        except PagewardenError:
+            # Not cacheable; the uncached read raises the very same refusal.
+            return None
+        config = self._config
+        return (target.url, target.fragment, mode, limit, use, config.guard_profile, config.on_guard)
+
+    async def _read_uncached(self, url: str, mode: str, use: str, limit: int) -> Document:
+        started = time.perf_counter()
+        if mode == "always":
+            # No static pre-read: the raw HTML is never fetched, so
+            # the guard first sees the page after its scripts ran.
+            return await self._read_rendered(url, use, limit, started, escalation="render_always")
+        response = await fetch(url, self._config)
+        try:
+            return await self._process(url, response, use, limit, started)
+        except ContentInsufficient as insufficient:
+            reason = insufficient.reason or ""
+            if mode != "auto" or not reason.startswith(ESCALATION_REASON_PREFIX):
+                raise
+            return await self._read_rendered(
+                url, use, limit, started, escalation=reason, static=response, when_unavailable=insufficient
+            )
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        language: str | None = None,
+        region: str | None = None,
+        safe_search: str = "moderate",
+        time_range: str | None = None,
+        timeout: float | None = None,
+    ) -> SearchResults:
+        """Search the web with the configured provider (``config.search``).
+
+        Args:
+            query: 1..400 characters after trimming.
+            limit: how many hits, 1..20.
+            language: ISO 639-1 code (``"en"``), or ``None``.
+            region: ISO 3166-1 alpha-2 code (``"US"``), or ``None``.
+            safe_search: ``off``, ``moderate`` or ``strict``.
+            time_range: ``day``, ``week``, ``month``, ``year`` or ``None``.
+            timeout: deadline of the whole provider chain in seconds
+                (default ``config.search_timeout``).
+
+        Results are cached for ``config.cache.search_ttl`` seconds under the
+        provider, the query and every option; identical concurrent searches
+        share one provider call. Errors are never cached.
+
+        Raises:
+            ConfigMissing: no provider configured (``search_provider_missing``)
+                or the reader is closed.
+            PagewardenError: the provider's typed failure (``RATE_LIMITED``
+                while a cooldown runs, ``BOT_CHALLENGE``, ``PARSE_CHANGED``,
+                ``NETWORK_ERROR``, ``TIMEOUT`` ...).
+        """
+        provider = self._search_provider()
+        validated = validate_query(
+            query, limit=limit, language=language, region=region, safe_search=safe_search, time_range=time_range
+        )
+        seconds = check_timeout(self._config.search_timeout if timeout is None else timeout)
+        return await self._search(provider, validated, seconds)
+
+    def _search_provider(self) -> SearchProvider:
+        self._check_open()
+        provider = self._config.search
+        if provider is None:
+            raise ConfigMissing(
+                "no search provider is configured: pass AsyncReader(search=...), for example search=ddgs()",
+                reason="search_provider_missing",
+            )
+        return provider
+
+    async def _search(self, provider: SearchProvider, query: SearchQuery, seconds: float) -> SearchResults:
+        profile = self._config.guard_profile
+        key = (provider.name, query, profile)
+        work = partial(
+            run_search, provider, query, timeout=seconds, cooldowns=self._cooldowns, profile=profile,
+            config=self._config,
+        )
+        try:
+            with anyio.fail_after(seconds):
+                return await self._searches.get_or_run(key, work)
+        except TimeoutError:
+            raise Timeout(
+                f"the search did not finish within {seconds:g} s", reason="search_deadline", stage="search"
+            ) from None
+
+    async def search_and_read(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        language: str | None = None,
+        region: str | None = None,
+        safe_search: str = "moderate",
+        time_range: str | None = None,
+        render: str | None = None,
+        concurrency: int = 4,
+        per_host: int | None = None,
+        timeout: float = 15.0,
+        max_characters: int | None = None,
+        requested_use: str = "answer_with_citation",
+    ) -> SearchAndReadResult:
+        """Search, then read the hits concurrently, all under one deadline.
+
+        Args:
+            query, limit, language, region, safe_search, time_range: as for
+                :meth:`search` (``limit`` defaults to 5 here).
+            render: as for :meth:`read` (default ``config.default_render``).
+            concurrency: reads at a time, 1..16.
+            per_host: reads at a time per host (lower-cased, trailing dot
+                removed), 1..``concurrency``; default ``min(2, concurrency)``.
+            timeout: one deadline in seconds for the search and every read;
+                each read's own deadline (``config.timeout``) is cut to the
+                time left.
+            max_characters, requested_use: as for :meth:`read`.
+
+        Each read goes through :meth:`read` (cache, guard, browser
+        escalation). A page that fails is listed in ``failures`` (``kind``
+        ``page_failure`` / ``page_timeout`` / ``overall_timeout`` /
+        ``not_started``) while the other documents are kept; when the
+        deadline fires during the reads, ``timed_out`` is true.
+
+        Raises:
+            PagewardenError: invalid arguments, the search's failure (a
+                deadline during the search is ``TIMEOUT``), or
+                ``CONFIG_MISSING`` (no provider; reader closed, also meanwhile).
+                The caller's cancellation propagates as cancellation.
+        """
+        provider = self._search_provider()
+        validated = validate_query(
+            query, limit=limit, language=language, region=region, safe_search=safe_search, time_range=time_range
+        )
+        mode = check_choice("render", self._config.default_render if render is None else render, RENDER_MODES)
+        use = check_choice("requested_use", requested_use, REQUESTED_USES)
+        characters = None if max_characters is None else check_max_characters(max_characters)
+        workers, host_workers = check_concurrency(concurrency, per_host)
+        seconds = check_timeout(timeout)
+
+        async def search(left: float) -> SearchResults:
+            return await self._search(provider, validated, min(self._config.search_timeout, left))
+
+        async def read(hit: SearchHit, left: float) -> Document:
+            return await self.read(hit.url, render=mode, max_characters=characters, requested_use=use,
+                                   timeout=min(self._config.timeout, left))
+
+        return await search_then_read(
+            search, read, timeout=seconds, concurrency=workers, per_host=host_workers,
+            is_closed=lambda: self._closed,
+        )
 
     def _browser_pool(self) -> BrowserPool:
         if self._pool is None:

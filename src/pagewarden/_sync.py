@@ -24,6 +24,8 @@ from ._config import ReaderConfig
 from ._document import Document
 from ._errors import ConfigMissing, InvalidInput
 from ._reader import AsyncReader
+from ._search.search_and_read import SearchAndReadResult
+from ._search.types import SearchResults
 
 __all__ = ["Reader", "read"]
 
@@ -100,6 +102,14 @@ class Reader:
     def read(self, url: str, **kwargs: Any) -> Document:
         """Like :meth:`AsyncReader.read`, blocking until the Document is ready."""
         return self._call(partial(self._reader.read, url, **kwargs))
+
+    def search(self, query: str, **kwargs: Any) -> SearchResults:
+        """Like :meth:`AsyncReader.search`, blocking until the results are ready."""
+        return self._call(partial(self._reader.search, query, **kwargs))
+
+    def search_and_read(self, query: str, **kwargs: Any) -> SearchAndReadResult:
+        """Like :meth:`AsyncReader.search_and_read`, blocking until every read finished or the deadline fired."""
+        return self._call(partial(self._reader.search_and_read, query, **kwargs))
 
     def close(self) -> None:
         """Release resources and stop the private event loop. Idempotent."""

@@ -16,6 +16,8 @@ EXPECTED_PUBLIC_NAMES = {
     # The standalone guard, extra guards and safe output.
     "guard_text", "guard_html", "aguard_text", "aguard_html", "ContentGuard", "GuardRequest", "GuardSegment",
     "llm_classifier_guard", "REFERENCE_CLASSIFIER_PROMPT", "parse_classifier_verdict", "fence",
+    # Search and read: the cache settings and the combined result.
+    "CacheConfig", "SearchAndReadResult", "ReadFailure",
 }
 
 
