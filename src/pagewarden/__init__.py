@@ -43,8 +43,20 @@ from ._guard.report import Decision, Finding, GuardReport, Location, Severity
 from ._protocols import ContentGuard, GuardRequest, GuardSegment, Resolver
 from ._reader import AsyncReader
 from ._safe import fence
+from ._search import (
+    RawHit,
+    SearchHit,
+    SearchProvider,
+    SearchQuery,
+    SearchResults,
+    brave,
+    custom,
+    ddgs,
+    fallback,
+)
 from ._search.search_and_read import ReadFailure, SearchAndReadResult
 from ._sync import Reader, read
+from ._tools import SyncToolset, ToolBudget, Toolset
 
 __all__ = [
     "REFERENCE_CLASSIFIER_PROMPT",
@@ -73,16 +85,24 @@ __all__ = [
     "PagewardenError",
     "ParseChanged",
     "RateLimited",
+    "RawHit",
     "ReadFailure",
     "Reader",
     "ReaderConfig",
     "Resolver",
     "ResponseTooLarge",
     "SearchAndReadResult",
+    "SearchHit",
+    "SearchProvider",
+    "SearchQuery",
+    "SearchResults",
     "SecurityReport",
     "Severity",
+    "SyncToolset",
     "Timeout",
     "Timings",
+    "ToolBudget",
+    "Toolset",
     "UnknownError",
     "UnsafeURL",
     "UnsupportedContentEncoding",
@@ -91,6 +111,10 @@ __all__ = [
     "__version__",
     "aguard_html",
     "aguard_text",
+    "brave",
+    "custom",
+    "ddgs",
+    "fallback",
     "fence",
     "guard_html",
     "guard_text",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,11 @@ from ._search.search_and_read import SearchAndReadResult, check_concurrency, sea
 from ._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
 
 if TYPE_CHECKING:
+    from ._tools.audit import Writable
+    from ._tools.budget import ToolBudget
+    from ._tools.toolset import Toolset
+
+    AuditLog = str | os.PathLike[str] | Writable
     from ._browser.pool import BrowserPool
     from ._browser.render import RenderedPage
 
@@ -101,6 +107,14 @@ class AsyncReader:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+    def toolset(self, *, budget: ToolBudget | None = None, audit_log: AuditLog | None = None) -> Toolset:
+        """Model-facing tools over this reader: ``web_search`` (when a provider is configured),
+        ``fetch_content`` and ``fetch_more``, with definitions for the major model APIs and a safe
+        ``execute``. See docs/tools.md."""
+        from ._tools import toolset_for
+
+        return toolset_for(self, budget=budget, audit_log=audit_log)
 
     async def aclose(self) -> None:
         """Release the reader's resources (the browser, if one was started, the caches). Idempotent."""

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
@@ -26,6 +26,10 @@ from ._errors import ConfigMissing, InvalidInput
 from ._reader import AsyncReader
 from ._search.search_and_read import SearchAndReadResult
 from ._search.types import SearchResults
+
+if TYPE_CHECKING:
+    from ._reader import AuditLog
+    from ._tools import SyncToolset, ToolBudget
 
 __all__ = ["Reader", "read"]
 
@@ -110,6 +114,12 @@ class Reader:
     def search_and_read(self, query: str, **kwargs: Any) -> SearchAndReadResult:
         """Like :meth:`AsyncReader.search_and_read`, blocking until every read finished or the deadline fired."""
         return self._call(partial(self._reader.search_and_read, query, **kwargs))
+
+    def toolset(self, *, budget: ToolBudget | None = None, audit_log: AuditLog | None = None) -> SyncToolset:
+        """Like :meth:`AsyncReader.toolset`, with a blocking ``execute``."""
+        from ._tools import SyncToolset, toolset_for
+
+        return SyncToolset(toolset_for(self._reader, budget=budget, audit_log=audit_log), self._call)
 
     def close(self) -> None:
         """Release resources and stop the private event loop. Idempotent."""

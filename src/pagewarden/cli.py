@@ -105,6 +105,8 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="send URLs whose query looks like it carries a secret or personal data")
     _add_browser_options(read)
     _add_search_command(commands)
+    commands.add_parser("mcp", help="serve the model-facing tools over MCP on stdio (see pagewarden mcp --help)",
+                        add_help=False)
     doctor = commands.add_parser("doctor", help="check whether rendering JavaScript pages works here")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_browser_options(doctor)
@@ -319,7 +321,13 @@ def main(
     """
     out = out or sys.stdout
     err = err or sys.stderr
-    args = _build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["mcp"]:
+        # The MCP server owns its options (flags and PAGEWARDEN_* variables) and stdio.
+        from ._tools import mcp_main
+
+        return mcp_main(arguments[1:])
+    args = _build_parser().parse_args(arguments)
     try:
         if args.command == "read":
             return _run_read(args, out, err)

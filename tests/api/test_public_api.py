@@ -7,17 +7,16 @@ import inspect
 import pagewarden
 
 EXPECTED_PUBLIC_NAMES = {
-    "AsyncReader", "BrowserConfig", "BotChallenge", "ConfigMissing", "ContentInsufficient", "Decision", "Document",
-    "ErrorCode", "FetchInfo", "Finding", "GuardDenied", "GuardFailed", "GuardReport", "InvalidInput",
-    "Limits", "Location", "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "RateLimited",
-    "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge", "SecurityReport", "Severity", "Timeout",
-    "Timings", "UnknownError", "UnsafeURL", "UnsupportedContentEncoding", "UnsupportedContentType",
-    "UpstreamHTTP", "__version__", "read",
-    # The standalone guard, extra guards and safe output.
-    "guard_text", "guard_html", "aguard_text", "aguard_html", "ContentGuard", "GuardRequest", "GuardSegment",
-    "llm_classifier_guard", "REFERENCE_CLASSIFIER_PROMPT", "parse_classifier_verdict", "fence",
-    # Search and read: the cache settings and the combined result.
-    "CacheConfig", "SearchAndReadResult", "ReadFailure",
+    "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "ConfigMissing", "ContentGuard",
+    "ContentInsufficient", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
+    "GuardFailed", "GuardReport", "GuardRequest", "GuardSegment", "InvalidInput", "Limits", "Location",
+    "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "REFERENCE_CLASSIFIER_PROMPT",
+    "RateLimited", "RawHit", "ReadFailure", "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge",
+    "SearchAndReadResult", "SearchHit", "SearchProvider", "SearchQuery", "SearchResults", "SecurityReport",
+    "Severity", "SyncToolset", "Timeout", "Timings", "ToolBudget", "Toolset", "UnknownError", "UnsafeURL",
+    "UnsupportedContentEncoding", "UnsupportedContentType", "UpstreamHTTP", "__version__", "aguard_html",
+    "aguard_text", "brave", "custom", "ddgs", "fallback", "fence", "guard_html", "guard_text",
+    "llm_classifier_guard", "parse_classifier_verdict", "read",
 }
 
 

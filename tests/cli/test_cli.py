@@ -113,3 +113,21 @@ def test_doctor_self_test_passes() -> None:
     assert code == 0
     assert report["self_test"]["script_ran"] is True
     assert report["self_test"]["hidden_text_marked"] is True
+
+
+def test_mcp_subcommand_reaches_the_mcp_server(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pagewarden mcp --help` is handled by the MCP server's own option parser."""
+    with pytest.raises(SystemExit) as caught:
+        main(["mcp", "--help"])
+    assert caught.value.code == 0
+    assert "usage: pagewarden mcp" in capsys.readouterr().out
+
+
+@pytest.mark.anyio
+async def test_reader_toolset_is_wired(fixture_server: FixtureServer) -> None:
+    """AsyncReader.toolset() returns the tools; without a provider web_search is omitted."""
+    import pagewarden
+
+    async with pagewarden.AsyncReader(unsafe_allow_destinations=(fixture_server.host_port,)) as reader:
+        names = [tool["name"] for tool in reader.toolset().anthropic_definitions()]
+    assert names == ["fetch_content", "fetch_more"]
