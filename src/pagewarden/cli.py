@@ -45,6 +45,7 @@ from ._browser.config import BrowserConfig
 from ._config import GUARD_PROFILES, RENDER_MODES, REQUESTED_USES
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
+from ._ingest.cli import add_ingest_parser, run_ingest
 from ._search.search_and_read import MAX_CONCURRENCY, SearchAndReadResult
 from ._search.types import TIME_RANGES, SearchProvider, SearchResults
 from ._sync import Reader
@@ -105,6 +106,7 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="send URLs whose query looks like it carries a secret or personal data")
     _add_browser_options(read)
     _add_search_command(commands)
+    add_ingest_parser(commands)
     commands.add_parser("mcp", help="serve the model-facing tools over MCP on stdio (see pagewarden mcp --help)",
                         add_help=False)
     doctor = commands.add_parser("doctor", help="check whether rendering JavaScript pages works here")
@@ -331,6 +333,8 @@ def main(
     try:
         if args.command == "read":
             return _run_read(args, out, err)
+        if args.command == "ingest":
+            return run_ingest(args, out, err)
         if args.command == "search":
             return _run_search(args, out, err, search_provider)
         if args.command == "doctor":

@@ -330,3 +330,21 @@ def test_client_rendered_page_escalates_and_browsers_close(ray_runtime: None, ho
     while _chromium_descendants() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _chromium_descendants() == []
+
+
+def test_cli_ingest_on_ray(ray_runtime: None, hosts: HostsServer, tmp_path: Path) -> None:
+    """`pagewarden ingest --ray local` reads through the actor pool and writes one line per input, resumable."""
+    import io
+
+    from pagewarden.cli import main
+
+    source = tmp_path / "urls.txt"
+    source.write_text("\n".join(hosts.url(2, f"/article/{n}") for n in range(4)) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    allowances = [arg for host_port in READER_OPTIONS["unsafe_allow_destinations"]
+                  for arg in ("--unsafe-allow-destination", host_port)]
+    argv = ["ingest", str(source), "--out", str(out), "--ray", "local", "--render", "never", *allowances]
+    assert main(argv, out=io.StringIO(), err=io.StringIO()) == 0
+    assert main([*argv, "--resume"], out=io.StringIO(), err=io.StringIO()) == 0
+    urls = [json.loads(line)["url"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(urls) == sorted(hosts.url(2, f"/article/{n}") for n in range(4))

@@ -27,6 +27,11 @@ launched browser and counts them).
 
 The environment passed to Chromium is reduced to what it needs, so proxy
 variables and API keys from the caller's environment never reach it.
+
+This module is the one definition of these settings: the pool launches with
+:func:`build_launch_options`, and :mod:`.proxy_launch` (the proxy's own
+``launch_args`` helper) builds its answer from :func:`egress_args` and
+:func:`build_context_proxy` here.
 """
 
 from __future__ import annotations
@@ -37,13 +42,17 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import ConfigMissing
 from .config import BrowserConfig
 
+if TYPE_CHECKING:
+    from playwright.async_api import ProxySettings
+
 __all__ = [
     "ENV_ALLOWLIST",
+    "LOOPBACK_BYPASS",
     "LOOPBACK_ENV",
     "MARKER_PREFIX",
     "ProxyEndpoint",
@@ -52,10 +61,13 @@ __all__ = [
     "build_launch_options",
     "check_environment",
     "check_sandbox",
+    "egress_args",
     "new_marker",
 ]
 
 LOOPBACK_ENV: Final = "PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK"
+# Removes Chromium's implicit proxy bypass of loopback and link-local destinations.
+LOOPBACK_BYPASS: Final = "<-loopback>"
 # An inert switch (Chromium ignores switches it does not know) that tags the
 # browser process, so cleanup and tests find exactly our processes in /proc.
 MARKER_PREFIX: Final = "--pagewarden-pool="
@@ -110,11 +122,16 @@ def new_marker() -> str:
     return MARKER_PREFIX + secrets.token_hex(8)
 
 
-def check_environment(environ: Mapping[str, str] | None = None) -> None:
+def check_environment(
+    environ: Mapping[str, str] | None = None, *, reason: str = "playwright_loopback_bypass_env"
+) -> None:
     """Refuse to launch when the environment would weaken the proxy setup.
 
+    ``reason`` lets :mod:`.proxy_launch` keep the reason it documents
+    (``proxied_loopback_disabled``) while the check itself lives here only.
+
     Raises:
-        ConfigMissing: ``reason="playwright_loopback_bypass_env"`` when
+        ConfigMissing: ``reason="playwright_loopback_bypass_env"`` (default) when
             ``PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK`` is set.
     """
     env = os.environ if environ is None else environ
@@ -122,7 +139,7 @@ def check_environment(environ: Mapping[str, str] | None = None) -> None:
         raise ConfigMissing(
             f"{LOOPBACK_ENV} is set; it lets Chromium reach loopback addresses without the egress proxy. "
             "Unset it to render pages",
-            reason="playwright_loopback_bypass_env",
+            reason=reason,
             stage="browser",
         )
 
@@ -158,9 +175,14 @@ def _resolver_rules(proxy_host: str) -> str:
     return f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {exclude}"
 
 
+def egress_args(proxy_host: str) -> list[str]:
+    """The egress switches for a proxy listening on ``proxy_host`` (an IP literal): resolver rules first."""
+    return [_resolver_rules(proxy_host), *_EGRESS_SWITCHES]
+
+
 def build_chromium_args(proxy: ProxyEndpoint, marker: str) -> list[str]:
     """The extra Chromium switches of a local launch (Playwright adds its own before them)."""
-    return [_resolver_rules(proxy.host), *_EGRESS_SWITCHES, marker]
+    return [*egress_args(proxy.host), marker]
 
 
 def _browser_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -169,11 +191,11 @@ def _browser_env(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def build_context_proxy(proxy: ProxyEndpoint) -> dict[str, str]:
+def build_context_proxy(proxy: ProxyEndpoint) -> ProxySettings:
     """The ``proxy=`` option of a context (and of a launch): the egress proxy, loopback not bypassed."""
     return {
         "server": proxy.server,
-        "bypass": "<-loopback>",
+        "bypass": LOOPBACK_BYPASS,
         "username": proxy.username,
         "password": proxy.password,
     }

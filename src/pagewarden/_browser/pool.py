@@ -17,6 +17,15 @@ supervisor kills whatever of the process group is left after closing, a
 ``weakref.finalize`` (run at interpreter exit too) kills it if the pool was
 never closed, and Playwright's driver kills its browsers when its pipe closes.
 
+Pre-warming (``prewarm=True``, the default): when a read takes its context
+(:meth:`Lease.fresh_context`), the browser starts preparing the next one
+(:class:`~.fresh.FreshContext`: context, routes, init script, page, CDP
+session) so that it is ready when the next read arrives. At most one spare
+exists per browser; each context still serves exactly one read and is closed
+after it. The spare is closed with its browser (recycling, idle shutdown,
+crash, :meth:`BrowserPool.aclose`); :meth:`BrowserPool.stats` counts it
+apart from the contexts of reads (``spare``).
+
 Playwright's async API runs on asyncio only; so does this pool.
 """
 
@@ -33,13 +42,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from playwright.async_api import Browser, Error, async_playwright
+from playwright.async_api import Browser, BrowserContext, Error, async_playwright
 
 from .._config import ReaderConfig
 from .._errors import ConfigMissing, NetworkError, PagewardenError, RateLimited
 from .boundary import launch_error
 from .config import BrowserConfig
 from .discovery import BrowserExecutable, find_chromium
+from .fresh import FreshContext
 from .launch import ProxyEndpoint, build_launch_options, check_environment, check_sandbox, new_marker
 from .policy import BrowserPolicy, load_policy
 from .processes import find_marked_process, kill_group
@@ -83,6 +93,11 @@ class _Instance:
         self.done = asyncio.Event()
         self.dead_callbacks: set[Callable[[], None]] = set()
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        # The pre-warmed context being prepared or ready, the contexts it made that no read
+        # owns yet, and the tasks closing spares nobody will use.
+        self._spare: asyncio.Task[FreshContext] | None = None
+        self.unleased: set[BrowserContext] = set()
+        self._closers: set[asyncio.Task[None]] = set()
         self.task = asyncio.get_running_loop().create_task(self._supervise(), name=f"pagewarden-browser-{generation}")
 
     # -- lifecycle, all inside the supervisor task ---------------------------------------
@@ -129,8 +144,10 @@ class _Instance:
                 self._finalizer = weakref.finalize(self, kill_group, self.pid, self.marker, str(self.executable.path))
 
     async def _close_browser(self, browser: Browser) -> None:
-        with anyio.move_on_after(_CLOSE_TIMEOUT), contextlib.suppress(Error):
-            await browser.close()
+        with anyio.move_on_after(_CLOSE_TIMEOUT):
+            await self._drop_spare()
+            with contextlib.suppress(Error):
+                await browser.close()
 
     def _kill_leftovers(self) -> None:
         if self.pid is not None and self.executable is not None:
@@ -157,10 +174,115 @@ class _Instance:
         """Ask the supervisor to close everything (returns at once)."""
         self._stop.set()
 
+    # -- fresh contexts -------------------------------------------------------------------
+    async def _create_context(self) -> FreshContext:
+        if self.browser is None or self.proxy is None:  # pragma: no cover - only called on a started instance
+            raise ConfigMissing("the browser is not running", reason="browser_not_running", stage="browser")
+        return await FreshContext.create(
+            self.browser,
+            self.proxy,
+            self.pool.policy,
+            user_agent=self.pool.reader_config.user_agent,
+            on_context=self.unleased.add,
+        )
+
+    def _wants_spare(self) -> bool:
+        # A spare only for a read that can still come to this browser.
+        return (
+            self.pool.prewarm
+            and not self.pool.closed
+            and not self.dead
+            and not self.retiring
+            and self.served < self.pool.config.recycle_after
+        )
+
+    def warm(self) -> None:
+        """Start preparing the next read's context, unless a spare exists or no read can use it.
+
+        Called by a read once its page is quiet (the rest of settling is
+        waiting, so the spare's page and renderer start in time that would
+        otherwise be idle; started earlier, they slow the page's own loading on
+        a small machine) and when a lease ends.
+        """
+        if self._spare is None and self._wants_spare():
+            task = asyncio.get_running_loop().create_task(self._create_context(), name="pagewarden-prewarm")
+            # A spare that fails (browser gone) is simply not used; its error is consumed here.
+            task.add_done_callback(_consume_error)
+            self._spare = task
+
+    async def fresh_context(self) -> tuple[FreshContext, bool]:
+        """A fresh context for one read: the spare if one is usable, else a new one; and whether it was warm.
+
+        The caller owns the context and must close it. The next spare is not
+        started here: preparing it costs CPU that this read's navigation needs
+        (see :meth:`warm`).
+        """
+        task, self._spare = self._spare, None
+        fresh: FreshContext | None = None
+        if task is not None:
+            try:
+                # Shielded: a read cancelled while its context is still being prepared must not
+                # cancel Playwright half-way; the orphan is closed once ready.
+                fresh = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                task.add_done_callback(self._close_orphan)
+                raise
+            except Exception:
+                fresh = None  # failed to warm up (the browser may be gone): make one now, which reports why
+            if fresh is not None and not fresh.usable:
+                self._close_later(fresh)
+                fresh = None
+        warm = fresh is not None
+        if fresh is None:
+            fresh = await self._create_context()
+        self.unleased.discard(fresh.context)
+        return fresh, warm
+
+    def _close_orphan(self, task: asyncio.Task[FreshContext]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self._close_later(task.result())
+
+    def _close_later(self, fresh: FreshContext) -> None:
+        self.unleased.discard(fresh.context)
+        closer = asyncio.get_running_loop().create_task(_close_quietly(fresh), name="pagewarden-close-spare")
+        self._closers.add(closer)
+        closer.add_done_callback(self._closers.discard)
+
+    async def _drop_spare(self) -> None:
+        """Close the spare (ready or being prepared) and wait for pending closes; used before the browser closes."""
+        task, self._spare = self._spare, None
+        if task is not None:
+            if task.done():
+                self._close_orphan(task)
+            else:
+                # The browser is about to close, which ends any half-made context with it.
+                task.cancel()
+                await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
+        if self._closers:
+            await asyncio.gather(*self._closers, return_exceptions=True)
+        self.unleased.clear()
+
+    @property
+    def spare_ready(self) -> FreshContext | None:
+        """The ready spare, if there is one (for tests and diagnostics)."""
+        task = self._spare
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        return task.result()
+
     async def wait_closed(self) -> None:
         """Stop and wait until the browser, driver and proxy are gone."""
         self.stop()
         await self.done.wait()
+
+
+def _consume_error(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def _close_quietly(fresh: FreshContext) -> None:
+    await fresh.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +307,14 @@ class Lease:
             raise ConfigMissing("the egress proxy is not running", reason="proxy_not_running", stage="browser")
         return self.instance.proxy
 
+    async def fresh_context(self) -> tuple[FreshContext, bool]:
+        """A never-used context for this read (pre-warmed when available) and whether it was pre-warmed."""
+        return await self.instance.fresh_context()
+
+    def warm_next(self) -> None:
+        """Let the browser prepare the next read's context now (see :meth:`_Instance.warm`)."""
+        self.instance.warm()
+
 
 class BrowserPool:
     """Pooled Chromium for rendering reads; see the module docstring.
@@ -196,6 +326,8 @@ class BrowserPool:
         proxy_factory: builds each browser's egress proxy (default: the
             DNS-pinning :class:`~.proxy.PinningProxy`).
         environ: the environment for discovery and Chromium (default ``os.environ``).
+        prewarm: keep the next read's fresh context ready ahead of time
+            (one spare per browser; each context still serves one read).
 
     Raises:
         InvalidInput: the request policy does not load.
@@ -208,8 +340,10 @@ class BrowserPool:
         *,
         proxy_factory: ProxyFactory | None = None,
         environ: Mapping[str, str] | None = None,
+        prewarm: bool = True,
     ) -> None:
         self.config = config
+        self.prewarm = prewarm
         self.reader_config = reader_config
         self.policy = load_policy(config.policy).with_timings(config.navigation_timeout, config.settle_time)
         self.proxy_factory: ProxyFactory = proxy_factory or _default_proxy
@@ -245,12 +379,20 @@ class BrowserPool:
         return instance.browser.version
 
     def stats(self) -> dict[str, Any]:
-        """Counters for tests and diagnostics: launches, live browsers and contexts, queue."""
+        """Counters for tests and diagnostics: launches, live browsers, contexts, spares, queue.
+
+        ``contexts`` counts the live contexts of reads; ``spare`` the
+        pre-warmed ones no read owns yet. Together they are every context of
+        every live browser.
+        """
         live = [i for i in self._instances if i.browser is not None and not i.dead]
+        every = [(i, set(i.browser.contexts)) for i in live if i.browser is not None]
+        spare = sum(len(contexts & i.unleased) for i, contexts in every)
         return {
             "launches": self.launches,
             "browsers": len(live),
-            "contexts": sum(len(i.browser.contexts) for i in live if i.browser is not None),
+            "contexts": sum(len(contexts) for _, contexts in every) - spare,
+            "spare": spare,
             "active": sum(i.active for i in self._instances),
             "waiting": self._waiting,
             "pids": [i.pid for i in live if i.pid is not None],
@@ -298,6 +440,8 @@ class BrowserPool:
                 instance.active -= 1
                 if instance.retiring and instance.active == 0:
                     instance.stop()
+                else:
+                    instance.warm()
         finally:
             slots.release()
             self._schedule_idle()

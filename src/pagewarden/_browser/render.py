@@ -1,10 +1,11 @@
 """Render one page: a fresh context, the request policy, navigation, settle, snapshot.
 
 :func:`render` is what the reader calls for ``render="auto"`` escalations and
-``render="always"``. Per read it takes a pool slot (FIFO queue), opens a
-fresh non-persistent context whose traffic goes through the egress proxy
-under this read's own proxy credentials, installs the request policy
-(:class:`.routing.PageGuard`) and the init script, navigates to the URL *with*
+``render="always"``. Per read it takes a pool slot (FIFO queue) and a fresh
+non-persistent context (:class:`.fresh.FreshContext`, usually pre-warmed by the
+pool, never used before) whose traffic goes through the egress proxy under
+this read's own proxy credentials, attaches this read's request policy
+(:class:`.routing.PageGuard`; the init script is already in place), navigates to the URL *with*
 its fragment (client-side routers read it; it never goes over HTTP), waits for
 DOMContentLoaded and a short settle, validates the main-frame response (2xx,
 HTML), and takes the isolated-world visibility snapshot. The context is closed
@@ -21,14 +22,13 @@ bounded, so a page stuck in an infinite loop cannot hold the read.
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
-from playwright.async_api import BrowserContext, CDPSession, Page, Response
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Request, Response
 
 from .._errors import (
     GuardFailed,
@@ -40,21 +40,19 @@ from .._errors import (
 )
 from .._net.urls import Target, parse_target
 from .boundary import crashed, translate
+from .fresh import FreshContext, ReadHooks
 from .pool import BrowserPool, Lease
-from .proxy_session import ProxySession
-from .routing import PageGuard, init_script
+from .routing import PageGuard
 from .settle import DomProbe, settle
 from .visibility import snapshot
 
 __all__ = ["BROWSER_LIMITATIONS", "RenderedPage", "render"]
 
 _HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
-_CLOSE_TIMEOUT: Final = 3.0
 # Seconds kept back from the snapshot for clean-up when the deadline is near, and the least
 # time worth starting a snapshot with.
 _CLEANUP_RESERVE: Final = 0.6
 _MIN_SNAPSHOT_TIME: Final = 0.05
-_VIEWPORT: Final = {"width": 1280, "height": 720}
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -84,8 +82,9 @@ class RenderedPage:
         requests: requests the page made (routed ones).
         bytes_received: network bytes the page received.
         timings: milliseconds per step (``queue``, ``context``, ``navigation``,
-            ``settle``, ``snapshot``, ``total``) and ``launched`` (1 when this
-            read started the browser).
+            ``settle``, ``snapshot``, ``total``), ``launched`` (1 when this
+            read started the browser) and ``prewarmed`` (1 when its context
+            was ready before the read asked for it).
     """
 
     url: str
@@ -122,13 +121,11 @@ class _Read:
         self.stop_error: PagewardenError | None = None
         self.renderer_crashed = False
         self.scope: anyio.CancelScope | None = None
-        self.context: BrowserContext | None = None
-        self.session: ProxySession | None = None
+        self.fresh: FreshContext | None = None
         self.main_response: Response | None = None
         self.nav_hosts: set[str] = {target.host}
         self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
         self.timings: dict[str, float] = {}
-        self.cdp: CDPSession | None = None
 
     # -- stopping ---------------------------------------------------------------------------
     def _stop(self, error: PagewardenError) -> None:
@@ -141,7 +138,7 @@ class _Read:
     def _on_browser_dead(self) -> None:
         self._stop(crashed(renderer=False, url=self.target.url))
 
-    def _on_crash(self, _page: Page) -> None:
+    def _on_crash(self) -> None:
         self.renderer_crashed = True
         self._stop(crashed(renderer=True, url=self.target.url))
 
@@ -171,9 +168,9 @@ class _Read:
 
     def _proxy_refusal(self) -> UnsafeURL | None:
         """The proxy's refusal of the main document (or one of its redirect hops), if any."""
-        if self.session is None:
+        if self.fresh is None:
             return None
-        for entry in reversed(self.session.ledger.entries):
+        for entry in reversed(self.fresh.session.ledger.entries):
             if entry.host in self.nav_hosts and entry.status in (403, 405):
                 return UnsafeURL(
                     "the egress proxy refused the page's address",
@@ -215,46 +212,20 @@ class _Read:
 
     async def _open(self) -> Page:
         begun = anyio.current_time()
-        lease, policy = self.lease, self.policy
-        self.session = lease.proxy.new_session(deadline=None if math.isinf(self.deadline) else self.deadline)
-        self.context = await lease.browser.new_context(
-            proxy=self.session.proxy_settings(),
-            java_script_enabled=True,
-            service_workers="block",
-            accept_downloads=False,
-            ignore_https_errors=False,
-            bypass_csp=False,
-            permissions=[],
-            viewport=_VIEWPORT,  # type: ignore[arg-type]
-            user_agent=self.pool.reader_config.user_agent,
-        )
-        context, guard = self.context, self.guard
-        timeout_ms = policy.navigation_timeout * 1000
-        context.set_default_timeout(timeout_ms)
-        context.set_default_navigation_timeout(timeout_ms)
-        await context.add_init_script(script=init_script(policy))
-        await context.route("**/*", guard.handle_route)
-        if policy.refuse_websocket:
-            await context.route_web_socket("**/*", guard.handle_websocket)
-        context.on("request", guard.on_request)
-        context.on("requestfinished", guard.on_request_done)
-        context.on("requestfailed", guard.on_request_done)
-        page = await context.new_page()
-        guard.page = page
-        context.on("page", guard.handle_page)
-        page.on("dialog", guard.handle_dialog)
-        page.on("download", guard.handle_download)
-        page.on("crash", self._on_crash)
-        page.on("request", self._on_request)
-        page.on("response", self._on_response)
-        cdp = self.cdp = await context.new_cdp_session(page)
-        cdp.on("Network.dataReceived", guard.on_network_data)
-        await cdp.send("Network.enable")
+        fresh, prewarmed = await self.lease.fresh_context()
+        self.fresh = fresh
+        hooks = ReadHooks(self.guard, on_crash=self._on_crash, on_request=self._on_request,
+                          on_response=self._on_response)
+        page = fresh.attach(hooks, deadline=self.deadline)
         self.timings["queue"] = round(self.lease.waited * 1000, 1)
         self.timings["context"] = self._ms(begun)
+        self.timings["prewarmed"] = 1.0 if prewarmed else 0.0
+        if page.is_closed() or fresh.crashed:
+            # The renderer went away between the check and the attach.
+            raise crashed(renderer=True, url=self.target.url)
         return page
 
-    def _on_request(self, request: Any) -> None:
+    def _on_request(self, request: Request) -> None:
         # Redirect hops of the main document: the proxy may refuse any of them.
         if request.is_navigation_request() and request.frame.parent_frame is None:
             with contextlib.suppress(PagewardenError):
@@ -277,14 +248,18 @@ class _Read:
         self._check_response(response)
         self.stage = "settle"
         begun = anyio.current_time()
-        if self.cdp is None:  # pragma: no cover - set by _open
+        if self.fresh is None or self.fresh.cdp is None:  # pragma: no cover - set by _open
             raise self._fail(PlaywrightError("no CDP session"))
+        # Once the page is quiet, settling is waiting: the browser prepares the next read's context then.
+        fresh, cdp = self.fresh, self.fresh.cdp
         await settle(
-            DomProbe(self.cdp),
-            lambda: self.guard.inflight,
+            DomProbe(cdp, fresh.settle_world),
+            lambda: fresh.inflight,
             max_time=min(policy.settle_time, self._time_left()),
             quiet=policy.settle_quiet,
             max_nodes=policy.max_dom_nodes,
+            network_since=lambda: fresh.network_at,
+            on_quiet=self.lease.warm_next,
         )
         self.timings["settle"] = self._ms(begun)
         # A meta refresh or script navigation may have replaced the document.
@@ -356,7 +331,7 @@ class _Read:
         elif self.pool.config.external_sandbox:
             limitations.append(_NO_SANDBOX)
         limitations.extend(snap.limitations)
-        refusals = self.session.ledger.by_reason if self.session is not None else {}
+        refusals = self.fresh.session.ledger.by_reason if self.fresh is not None else {}
         self.timings["launched"] = 1.0 if self.lease.launched else 0.0
         return RenderedPage(
             url=self.nav_url,
@@ -376,16 +351,9 @@ class _Read:
 
     async def _close(self) -> None:
         """Close the context (shielded, bounded) and revoke the proxy credentials."""
-        with anyio.CancelScope(shield=True):
-            if self.context is not None:
-                with anyio.move_on_after(_CLOSE_TIMEOUT) as closing:
-                    with contextlib.suppress(PlaywrightError):
-                        await self.context.close()
-                if closing.cancelled_caught:
-                    # A context that will not close means a wedged browser: replace it.
-                    self.pool.discard(self.lease.instance)
-            if self.session is not None:
-                self.session.revoke()
+        if self.fresh is not None and not await self.fresh.close():
+            # A context that will not close means a wedged browser: replace it.
+            self.pool.discard(self.lease.instance)
 
 
 async def render(pool: BrowserPool, url: str, *, deadline: float | None = None) -> RenderedPage:

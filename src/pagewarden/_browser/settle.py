@@ -2,20 +2,32 @@
 
 Client-rendered pages fetch their content and build the DOM after
 DOMContentLoaded. :func:`settle` waits until the page is quiet (no request in
-flight and an unchanged DOM signature for ``quiet`` seconds) or ``max_time``
-has passed, whichever comes first, and stops the read early when the DOM
-grows beyond the node budget.
+flight and no change to the DOM's nodes or text for ``quiet`` seconds) or
+``max_time`` has passed, whichever comes first, and stops the read early when
+the DOM grows beyond the node budget.
 
-The DOM signature (element count, text length) is read through CDP in an
-isolated world, like the visibility snapshot, so page script cannot fake it
-by replacing DOM getters. A probe that cannot run (the main thread is busy,
-the document was replaced) simply counts as "not quiet".
+The DOM signal comes from a ``MutationObserver`` (child lists and character
+data, not attributes: an animated style is not new content) in a CDP isolated
+world of the main frame, like the visibility snapshot: page script shares the
+DOM but not that world's globals, so it can neither see nor disconnect the
+observer, nor fake its clock. The observer is installed when each document is
+created (:data:`OBSERVER_SOURCE` registered with
+``Page.addScriptToEvaluateOnNewDocument`` under a per-context world name, see
+:mod:`.fresh`), so it has seen every change since the parser started; where
+it is missing, the first probe installs it. Each probe is one
+``Runtime.evaluate`` returning the element count and the milliseconds since
+the last change, so the quiet window is measured from the last change itself
+rather than from a coarse poll, and the next probe is timed for the moment the
+window would close. Network quiet is measured the same way, from the time the
+last request started or ended. A probe that cannot run (the main thread is
+busy, the document was replaced) counts as "not quiet".
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -24,31 +36,65 @@ from playwright.async_api import Error as PlaywrightError
 
 from .._errors import ResponseTooLarge
 
-__all__ = ["DomProbe", "settle"]
+__all__ = ["OBSERVER_SOURCE", "DomProbe", "DomSample", "settle"]
 
-_POLL: Final = 0.1
+# Longest and shortest pause between probes: the node budget is checked at least every _MAX_POLL.
+_MAX_POLL: Final = 0.1
+_MIN_POLL: Final = 0.01
 _PROBE_TIMEOUT: Final = 0.5
+_INSTALL: Final = """
+  let s = globalThis.__pagewardenSettle;
+  if (!s) {
+    s = globalThis.__pagewardenSettle = { last: performance.now() };
+    new MutationObserver(() => { s.last = performance.now(); })
+      .observe(document, { childList: true, subtree: true, characterData: true });
+  }"""
+# Run in the isolated world when a document is created (see the module docstring).
+OBSERVER_SOURCE: Final = "(() => {" + _INSTALL + "\n})();"
+# One probe: installs the observer if it is missing; reports [elements, ms since the last change].
 _EXPRESSION: Final = (
-    "(() => { const root = document.documentElement;"
-    " return [document.getElementsByTagName('*').length, root ? root.textContent.length : 0]; })()"
+    "(() => {"
+    + _INSTALL
+    + "\n  return [document.getElementsByTagName('*').length, Math.max(0, Math.round(performance.now() - s.last))];"
+    + "\n})()"
 )
 
 
-class DomProbe:
-    """Reads ``(elements, text length)`` of the main frame in an isolated world."""
+@dataclass(frozen=True, slots=True)
+class DomSample:
+    """One probe: the element count and the seconds since the DOM last changed."""
 
-    def __init__(self, cdp: CDPSession) -> None:
+    elements: int
+    unchanged_for: float
+
+
+class DomProbe:
+    """Watches the main frame's DOM for changes from an isolated world (see the module docstring).
+
+    Args:
+        cdp: a CDP session of the page.
+        world_name: the world :data:`OBSERVER_SOURCE` was registered in, so
+            probes read the observer installed at document creation; ``None``
+            makes a new world whose observer starts at the first probe.
+    """
+
+    def __init__(self, cdp: CDPSession, world_name: str | None = None) -> None:
         self._cdp = cdp
+        self._world_name = world_name
+        self._frame_id: str | None = None
         self._context_id: int | None = None
 
     async def _world(self) -> int:
         if self._context_id is None:
-            tree = await self._cdp.send("Page.getFrameTree")
+            if self._frame_id is None:
+                tree = await self._cdp.send("Page.getFrameTree")
+                self._frame_id = str(tree["frameTree"]["frame"]["id"])
             world = await self._cdp.send(
                 "Page.createIsolatedWorld",
                 {
-                    "frameId": tree["frameTree"]["frame"]["id"],
-                    "worldName": f"pagewarden-settle-{secrets.token_hex(4)}",
+                    "frameId": self._frame_id,
+                    # The same name gives the same world (Chromium keeps one per name and frame).
+                    "worldName": self._world_name or f"pagewarden-settle-{secrets.token_hex(4)}",
                     # "Univeral" is CDP's own spelling.
                     "grantUniveralAccess": False,
                 },
@@ -56,8 +102,8 @@ class DomProbe:
             self._context_id = int(world["executionContextId"])
         return self._context_id
 
-    async def sample(self) -> tuple[int, int] | None:
-        """The current signature, or ``None`` when it cannot be read right now."""
+    async def sample(self) -> DomSample | None:
+        """The current sample, or ``None`` when it cannot be read right now."""
         try:
             context_id = await self._world()
             result: dict[str, Any] = await self._cdp.send(
@@ -70,16 +116,17 @@ class DomProbe:
                 },
             )
         except PlaywrightError:
-            # A new document destroyed the world; make a new one next time.
+            # A new document destroyed the world (or, rarely, the main frame changed): start over.
             self._context_id = None
+            self._frame_id = None
             return None
         value = result.get("result", {}).get("value")
         if (
             isinstance(value, list)
             and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
         ):
-            return value[0], value[1]
+            return DomSample(value[0], value[1] / 1000)
         return None
 
 
@@ -90,8 +137,18 @@ async def settle(
     max_time: float,
     quiet: float,
     max_nodes: int,
+    network_since: Callable[[], float] | None = None,
+    on_quiet: Callable[[], None] | None = None,
 ) -> bool:
     """Wait for the page to settle; return whether it did (``False``: ``max_time`` ran out).
+
+    Settled means: the DOM unchanged and no request in flight, both for at
+    least ``quiet`` seconds. ``network_since`` gives the ``anyio.current_time()``
+    of the last request start or end; without it, network activity is
+    sampled at every probe (and counted busy until the first). ``on_quiet``
+    is called once, when the first probe finds the page quiet at all (no
+    request in flight, no DOM change since the previous probe): from then on
+    settling is mostly waiting, a good time for other work in the browser.
 
     Raises:
         ResponseTooLarge: ``reason="browser_dom_too_large"`` once the element
@@ -99,29 +156,33 @@ async def settle(
     """
     start = anyio.current_time()
     deadline = start + max_time
-    last: tuple[int, int] | None = None
-    last_at = start
-    quiet_since: float | None = None
+    network_busy_at = start
     while True:
-        signature = None
+        sample = None
         with anyio.move_on_after(min(_PROBE_TIMEOUT, max(0.01, deadline - anyio.current_time()))):
-            signature = await probe.sample()
+            sample = await probe.sample()
         now = anyio.current_time()
-        if signature is not None and signature[0] > max_nodes:
+        if sample is not None and sample.elements > max_nodes:
             raise ResponseTooLarge(
                 f"the rendered page has more than {max_nodes} elements",
                 reason="browser_dom_too_large",
                 stage="settle",
             )
-        if signature is not None and signature == last and inflight() == 0:
-            if quiet_since is None:
-                # Unchanged since the previous sample: quiet began then.
-                quiet_since = last_at
-            if now - quiet_since >= quiet:
-                return True
+        if inflight() > 0:
+            network_busy_at = now
+        elif network_since is not None:
+            network_busy_at = network_since()
+        if sample is None:
+            quiet_for = 0.0
         else:
-            quiet_since = None
-        last, last_at = signature, now
+            quiet_for = min(sample.unchanged_for, now - network_busy_at)
+            if quiet_for >= quiet:
+                return True
+            if quiet_for > 0 and on_quiet is not None:
+                on_quiet()
+                on_quiet = None
         if now >= deadline:
             return False
-        await anyio.sleep(min(_POLL, max(0.0, deadline - now)))
+        # Probe again when the window would close if nothing changes meanwhile.
+        pause = min(_MAX_POLL, max(_MIN_POLL, quiet - quiet_for))
+        await anyio.sleep(min(pause, max(0.0, deadline - now)))

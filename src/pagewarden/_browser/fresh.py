@@ -1,0 +1,280 @@
+"""Fresh browser contexts for reads, made ready ahead of time and used exactly once.
+
+Opening a context is the slowest part of a short read: the context itself,
+the init script, the routes, a page (Chromium starts a renderer process for
+it) and a CDP session with network events. :class:`FreshContext` does all of
+that *before* a read needs it, so the pool can keep one ready
+(``BrowserPool(prewarm=True)``) while other reads run.
+
+What makes this safe is that nothing is shared: a fresh context is
+non-persistent, gets its own proxy credentials (a new
+:class:`~.proxy_session.ProxySession`) and is attached to exactly one read
+(:meth:`FreshContext.attach` refuses a second), then closed with its
+credentials revoked. Until a read is attached the context has only
+``about:blank``; should anything still try to load, every routed request is
+aborted, WebSockets are closed, dialogs dismissed, downloads cancelled and
+extra pages closed. The read's deadline is set on the proxy session when the
+read attaches (the session cuts connections at the deadline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import secrets
+from collections.abc import Callable
+from typing import Any, Final
+
+import anyio
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    CDPSession,
+    Dialog,
+    Download,
+    Page,
+    Request,
+    Response,
+    Route,
+    WebSocketRoute,
+)
+from playwright.async_api import Error as PlaywrightError
+
+from .._errors import UnknownError
+from .policy import BrowserPolicy
+from .proxy import PinningProxy
+from .proxy_session import ProxySession
+from .routing import ABORT_ERROR_CODE, PageGuard, init_script
+from .settle import OBSERVER_SOURCE
+
+__all__ = ["CLOSE_TIMEOUT", "FreshContext", "ReadHooks"]
+
+CLOSE_TIMEOUT: Final = 3.0
+_VIEWPORT: Final = {"width": 1280, "height": 720}
+_WS_POLICY_VIOLATION: Final = 1008
+
+
+class ReadHooks:
+    """What one read listens to: its request guard plus crash and main-frame callbacks."""
+
+    def __init__(
+        self,
+        guard: PageGuard,
+        *,
+        on_crash: Callable[[], None],
+        on_request: Callable[[Request], None],
+        on_response: Callable[[Response], None],
+    ) -> None:
+        self.guard = guard
+        self.on_crash = on_crash
+        self.on_request = on_request
+        self.on_response = on_response
+
+
+class FreshContext:
+    """One non-persistent context with a page, ready for one read; see the module docstring.
+
+    Build with :meth:`create`; attach once with :meth:`attach`; always :meth:`close`.
+
+    Attributes:
+        context, page, cdp, session: the Playwright objects and the proxy session.
+        crashed: the page's renderer crashed (a spare that crashed is not used).
+        closed: :meth:`close` ran.
+        attached: a read was attached.
+    """
+
+    def __init__(self, context: BrowserContext, session: ProxySession) -> None:
+        self.context = context
+        self.session = session
+        self.page: Page | None = None
+        self.cdp: CDPSession | None = None
+        self.hooks: ReadHooks | None = None
+        self.crashed = False
+        self.closed = False
+        # The isolated world whose observer tells settle when the DOM last changed (per context).
+        self.settle_world = f"pagewarden-settle-{secrets.token_hex(8)}"
+        # Requests in flight and when one last started or ended (anyio time): settle's network signal.
+        self.inflight = 0
+        self.network_at = anyio.current_time()
+
+    @classmethod
+    async def create(
+        cls,
+        browser: Browser,
+        proxy: PinningProxy,
+        policy: BrowserPolicy,
+        *,
+        user_agent: str | None,
+        on_context: Callable[[BrowserContext], None] | None = None,
+    ) -> FreshContext:
+        """Open a context under new proxy credentials, with routing, init script, a page and a CDP session.
+
+        ``on_context`` is told about the context as soon as it exists (the
+        pool counts spares with it). On any failure what was made is closed.
+        """
+        session = proxy.new_session()
+        try:
+            context = await browser.new_context(
+                proxy=session.proxy_settings(),
+                java_script_enabled=True,
+                service_workers="block",
+                accept_downloads=False,
+                ignore_https_errors=False,
+                bypass_csp=False,
+                permissions=[],
+                viewport=_VIEWPORT,  # type: ignore[arg-type]
+                user_agent=user_agent,
+            )
+        except BaseException:
+            session.revoke()
+            raise
+        fresh = cls(context, session)
+        if on_context is not None:
+            on_context(context)
+        try:
+            await fresh._prepare(policy)
+        except BaseException:
+            await fresh.close()
+            raise
+        return fresh
+
+    async def _prepare(self, policy: BrowserPolicy) -> None:
+        context = self.context
+        timeout_ms = policy.navigation_timeout * 1000
+        context.set_default_timeout(timeout_ms)
+        context.set_default_navigation_timeout(timeout_ms)
+        await context.add_init_script(script=init_script(policy))
+        await context.route("**/*", self._route)
+        if policy.refuse_websocket:
+            await context.route_web_socket("**/*", self._websocket)
+        context.on("request", self._request_started)
+        context.on("requestfinished", self._request_done)
+        context.on("requestfailed", self._request_done)
+        page = self.page = await context.new_page()
+        context.on("page", self._new_page)
+        page.on("dialog", self._dialog)
+        page.on("download", self._download)
+        page.on("crash", self._crash)
+        page.on("request", self._page_request)
+        page.on("response", self._page_response)
+        cdp = self.cdp = await context.new_cdp_session(page)
+        cdp.on("Network.dataReceived", self._network_data)
+        await cdp.send("Network.enable")
+        # Page.enable is needed for the script to run; it installs the settle observer in its
+        # isolated world as each document is created.
+        await cdp.send("Page.enable")
+        await cdp.send(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER_SOURCE, "worldName": self.settle_world}
+        )
+
+    # -- use ------------------------------------------------------------------------------
+    @property
+    def attached(self) -> bool:
+        """Whether a read was attached (a context serves one read only)."""
+        return self.hooks is not None
+
+    @property
+    def usable(self) -> bool:
+        """Whether a read can still be attached: not attached, closed or crashed, and its page open."""
+        return (
+            self.hooks is None
+            and not self.closed
+            and not self.crashed
+            and self.page is not None
+            and not self.page.is_closed()
+        )
+
+    def attach(self, hooks: ReadHooks, *, deadline: float) -> Page:
+        """Give this context to one read; return its page.
+
+        Raises:
+            UnknownError: ``reason="browser_context_reused"`` when a read was
+                attached before or the context is not usable (a programming
+                error; the pool never hands such a context out).
+        """
+        if not self.usable or self.page is None:
+            raise UnknownError(
+                "a fresh browser context serves exactly one read", reason="browser_context_reused", stage="browser"
+            )
+        self.hooks = hooks
+        hooks.guard.page = self.page
+        # The proxy cuts this read's connections at its deadline.
+        self.session.deadline = None if math.isinf(deadline) else deadline
+        return self.page
+
+    async def close(self) -> bool:
+        """Close the context (shielded, bounded) and revoke its credentials; ``False`` if it would not close."""
+        self.closed = True
+        closed_in_time = True
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(CLOSE_TIMEOUT) as closing:
+                with contextlib.suppress(PlaywrightError):
+                    await self.context.close()
+            closed_in_time = not closing.cancelled_caught
+            self.session.revoke()
+        return closed_in_time
+
+    # -- handlers: the attached read's guard, or refusal before a read is attached -----------
+    async def _route(self, route: Route, request: Request) -> None:
+        if self.hooks is not None:
+            await self.hooks.guard.handle_route(route, request)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await route.abort(ABORT_ERROR_CODE)
+
+    async def _websocket(self, ws: WebSocketRoute) -> None:
+        if self.hooks is not None:
+            await self.hooks.guard.handle_websocket(ws)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await ws.close(code=_WS_POLICY_VIOLATION, reason="refused by pagewarden")
+
+    def _request_started(self, request: Request) -> None:
+        self.inflight += 1
+        self.network_at = anyio.current_time()
+        if self.hooks is not None:
+            self.hooks.guard.on_request(request)
+
+    def _request_done(self, request: Request) -> None:
+        self.inflight = max(0, self.inflight - 1)
+        self.network_at = anyio.current_time()
+        if self.hooks is not None:
+            self.hooks.guard.on_request_done(request)
+
+    async def _new_page(self, page: Page) -> None:
+        if self.hooks is not None:
+            await self.hooks.guard.handle_page(page)
+        elif page is not self.page:
+            with contextlib.suppress(PlaywrightError):
+                await page.close()
+
+    async def _dialog(self, dialog: Dialog) -> None:
+        if self.hooks is not None:
+            await self.hooks.guard.handle_dialog(dialog)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await dialog.dismiss()
+
+    async def _download(self, download: Download) -> None:
+        if self.hooks is not None:
+            await self.hooks.guard.handle_download(download)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await download.cancel()
+
+    def _crash(self, _page: Page) -> None:
+        self.crashed = True
+        if self.hooks is not None:
+            self.hooks.on_crash()
+
+    def _page_request(self, request: Request) -> None:
+        if self.hooks is not None:
+            self.hooks.on_request(request)
+
+    def _page_response(self, response: Response) -> None:
+        if self.hooks is not None:
+            self.hooks.on_response(response)
+
+    def _network_data(self, event: dict[str, Any]) -> None:
+        if self.hooks is not None:
+            self.hooks.guard.on_network_data(event)

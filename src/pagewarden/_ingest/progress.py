@@ -1,0 +1,91 @@
+"""Progress of an ingest run: a live rich display on a terminal, plain lines otherwise, and the summary.
+
+The display is redrawn from the event loop (not from rich's refresh thread),
+so it never reads the counters while a worker changes them. Without a terminal
+(a log file, CI) one plain line is written every ``interval`` seconds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+import anyio
+
+from .runner import IngestStats
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+__all__ = ["format_duration", "run_progress", "status_line", "summary_text"]
+
+LIVE_INTERVAL = 0.25
+PLAIN_INTERVAL = 60.0
+
+
+def format_duration(seconds: float | None) -> str:
+    """``h:mm:ss`` (or ``?`` when unknown)."""
+    if seconds is None:
+        return "?"
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def _failures(stats: IngestStats) -> str:
+    return ", ".join(f"{code} {count}" for code, count in stats.failures.most_common()) or "none"
+
+
+def status_line(stats: IngestStats) -> str:
+    """One line: done/total, pages/s, failures by code, browser escalations, elapsed and remaining."""
+    total = "?" if stats.total is None else str(stats.total)
+    return (
+        f"pagewarden ingest: {stats.done}/{total} pages · {stats.rate:.1f} pages/s · ok {stats.ok} · "
+        f"failed {stats.failed} ({_failures(stats)}) · browser {stats.escalations} · "
+        f"elapsed {format_duration(stats.elapsed)} · remaining {format_duration(stats.remaining)}"
+    )
+
+
+def summary_text(stats: IngestStats, out_path: str) -> str:
+    """The end-of-run summary (also after Ctrl-C)."""
+    head = "interrupted" if stats.interrupted else "done"
+    lines = [
+        f"pagewarden ingest {head}: {stats.done} pages in {format_duration(stats.elapsed)} "
+        f"({stats.rate:.1f} pages/s) -> {out_path}",
+        f"  ok {stats.ok} · failed {stats.failed} · browser escalations {stats.escalations}"
+        + (f" · skipped (resume) {stats.skipped}" if stats.skipped else ""),
+    ]
+    for code, count in stats.failures.most_common():
+        lines.append(f"  {code}: {count}")
+    if stats.interrupted:
+        lines.append("  run again with --resume to continue")
+    return "\n".join(lines) + "\n"
+
+
+def _live_renderable(stats: IngestStats) -> Table:
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    total = "?" if stats.total is None else str(stats.total)
+    bar = ProgressBar(total=float(stats.total) if stats.total else None, completed=float(stats.done), width=30)
+    table.add_row(bar, f"{stats.done}/{total} pages", f"{stats.rate:.1f} pages/s",
+                  f"elapsed {format_duration(stats.elapsed)}", f"remaining {format_duration(stats.remaining)}")
+    table.add_row("", f"ok {stats.ok}", f"failed {stats.failed}", f"browser {stats.escalations}",
+                  f"failures: {_failures(stats)}")
+    return table
+
+
+async def run_progress(stats: IngestStats, stream: TextIO, *, interval: float | None = None) -> None:
+    """Show progress on ``stream`` until cancelled: live on a terminal, a plain line per interval otherwise."""
+    if stream.isatty():
+        from rich.console import Console
+        from rich.live import Live
+
+        console = Console(file=stream)
+        with Live(_live_renderable(stats), console=console, auto_refresh=False, transient=True) as live:
+            while True:
+                await anyio.sleep(interval or LIVE_INTERVAL)
+                live.update(_live_renderable(stats), refresh=True)
+    while True:
+        await anyio.sleep(interval or PLAIN_INTERVAL)
+        stream.write(status_line(stats) + "\n")
+        stream.flush()
