@@ -27,6 +27,7 @@ import math
 import ssl
 import time
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -50,7 +51,17 @@ from .resolve import resolve_and_check
 from .sensitive import check_sensitive
 from .urls import Target, parse_target
 
-__all__ = ["ACCEPT", "ACCEPT_ENCODING", "REDIRECT_STATUSES", "FetchedResponse", "fetch"]
+__all__ = [
+    "ACCEPT",
+    "ACCEPT_ENCODING",
+    "REDIRECT_STATUSES",
+    "FetchedResponse",
+    "checked_headers",
+    "fetch",
+    "pinned_pool",
+    "pinned_request",
+    "time_left",
+]
 
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8"
 ACCEPT_ENCODING = "gzip, deflate, br"
@@ -113,18 +124,47 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _time_left(config: ReaderConfig) -> float:
+def time_left(default: float) -> float:
+    """Seconds until the enclosing deadline, or ``default`` when there is none."""
     deadline = anyio.current_effective_deadline()
     if math.isinf(deadline):
-        return config.timeout
+        return default
     return max(0.001, deadline - anyio.current_time())
+
+
+def pinned_request(target: Target, headers: Sequence[tuple[bytes, bytes]], timeout: float) -> httpcore.Request:
+    """A GET for ``target`` built from our canonical parts (no second URL parser), with every timeout set."""
+    return httpcore.Request(
+        b"GET",
+        httpcore.URL(
+            scheme=target.scheme.encode("ascii"),
+            host=target.host.encode("ascii"),
+            port=target.port,
+            target=target.request_target.encode("ascii"),
+        ),
+        headers=[(b"Host", target.host_header.encode("ascii")), *headers],
+        extensions={"timeout": {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}},
+    )
+
+
+def pinned_pool(backend: PinnedBackend) -> httpcore.AsyncConnectionPool:
+    """A single-connection HTTP/1.1 pool that can only dial through ``backend`` (no retries)."""
+    return httpcore.AsyncConnectionPool(
+        ssl_context=_ssl_context(),
+        max_connections=1,
+        http1=True,
+        http2=False,
+        retries=0,
+        network_backend=backend,
+    )
 
 
 def _header_values(headers: list[tuple[str, str]], name: str) -> list[str]:
     return [value for key, value in headers if key == name]
 
 
-def _check_headers(raw: list[tuple[bytes, bytes]], config: ReaderConfig, url: str) -> list[tuple[str, str]]:
+def checked_headers(raw: list[tuple[bytes, bytes]], config: ReaderConfig, url: str) -> list[tuple[str, str]]:
+    """The response headers, lower-cased names, refused when over the count or byte limits."""
     limits = config.limits
     if len(raw) > limits.max_header_count:
         raise ResponseTooLarge("the response has too many headers", reason="too_many_headers", url=url, stage="http")
@@ -178,45 +218,27 @@ async def _fetch_hop(target: Target, addresses: tuple[IPAddress, ...], config: R
     started = time.perf_counter()
     backend = PinnedBackend(target.host, target.port, addresses)
     tracker = StageTracker(target.url)
-    left = _time_left(config)
-    request = httpcore.Request(
-        b"GET",
-        httpcore.URL(
-            scheme=target.scheme.encode("ascii"),
-            host=target.host.encode("ascii"),
-            port=target.port,
-            target=target.request_target.encode("ascii"),
-        ),
-        headers=[
-            (b"Host", target.host_header.encode("ascii")),
-            (b"Accept", ACCEPT.encode("ascii")),
-            (b"Accept-Encoding", ACCEPT_ENCODING.encode("ascii")),
-            (b"User-Agent", config.user_agent.encode("utf-8")),
-        ],
-        extensions={"timeout": {"connect": left, "read": left, "write": left, "pool": left}},
-    )
-    pool = httpcore.AsyncConnectionPool(
-        ssl_context=_ssl_context(),
-        max_connections=1,
-        http1=True,
-        http2=False,
-        retries=0,
-        network_backend=backend,
-    )
+    headers = [
+        (b"Accept", ACCEPT.encode("ascii")),
+        (b"Accept-Encoding", ACCEPT_ENCODING.encode("ascii")),
+        (b"User-Agent", config.user_agent.encode("utf-8")),
+    ]
+    request = pinned_request(target, headers, time_left(config.timeout))
+    pool = pinned_pool(backend)
     try:
         with map_transport_errors(tracker):
             async with pool:
                 response = await pool.handle_async_request(request)
                 try:
                     tracker.stage = "http"
-                    headers = _check_headers(response.headers, config, target.url)
-                    hop = _Hop(status=response.status, headers=headers)
+                    checked = checked_headers(response.headers, config, target.url)
+                    hop = _Hop(status=response.status, headers=checked)
                     if response.status in REDIRECT_STATUSES:
-                        locations = _header_values(headers, "location")
+                        locations = _header_values(checked, "location")
                         hop.location = locations[0] if len(locations) == 1 else None
                     elif 200 <= response.status < 300:
                         tracker.stage = "body"
-                        await _read_body(response, headers, config, hop, target.url)
+                        await _read_body(response, checked, config, hop, target.url)
                 finally:
                     await response.aclose()
     finally:

@@ -22,20 +22,16 @@ carry only the redacted URL (query values elided).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import anyio
-import httpcore
-
 from .._config import ReaderConfig
-from .._errors import ResponseTooLarge, UpstreamHTTP
+from .._errors import UpstreamHTTP
 from .._net.boundary import StageTracker, map_transport_errors
 from .._net.decode import BodyDecoder
 from .._net.pinned import PinnedBackend
 from .._net.resolve import resolve_and_check
-from .._net.transport import _ssl_context
+from .._net.transport import checked_headers, pinned_pool, pinned_request, time_left
 from .._net.urls import parse_target
 
 __all__ = ["ApiResponse", "api_get"]
@@ -52,13 +48,6 @@ class ApiResponse:
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (lower case), or ``None``."""
         return next((value for key, value in self.headers if key == name), None)
-
-
-def _time_left(default: float) -> float:
-    deadline = anyio.current_effective_deadline()
-    if math.isinf(deadline):
-        return default
-    return max(0.001, deadline - anyio.current_time())
 
 
 async def api_get(
@@ -80,45 +69,23 @@ async def api_get(
     """
     target = parse_target(url, config)
     addresses = await resolve_and_check(target, config)
-    left = _time_left(config.timeout)
-    request = httpcore.Request(
-        b"GET",
-        httpcore.URL(
-            scheme=target.scheme.encode("ascii"),
-            host=target.host.encode("ascii"),
-            port=target.port,
-            target=target.request_target.encode("ascii"),
-        ),
-        headers=[
-            (b"Host", target.host_header.encode("ascii")),
+    request = pinned_request(
+        target,
+        [
             (b"User-Agent", config.user_agent.encode("utf-8")),
             (b"Accept-Encoding", b"gzip, deflate, br"),
             *((name.encode("ascii"), value.encode("ascii")) for name, value in headers),
         ],
-        extensions={"timeout": {"connect": left, "read": left, "write": left, "pool": left}},
+        time_left(config.timeout),
     )
-    pool = httpcore.AsyncConnectionPool(
-        ssl_context=_ssl_context(),
-        max_connections=1,
-        http1=True,
-        http2=False,
-        retries=0,
-        network_backend=PinnedBackend(target.host, target.port, addresses),
-    )
+    pool = pinned_pool(PinnedBackend(target.host, target.port, addresses))
     tracker = StageTracker(target.url)
     with map_transport_errors(tracker):
         async with pool:
             response = await pool.handle_async_request(request)
             try:
                 tracker.stage = "http"
-                raw_headers = response.headers
-                if len(raw_headers) > config.limits.max_header_count or sum(
-                    len(k) + len(v) + 4 for k, v in raw_headers
-                ) > config.limits.max_header_bytes:
-                    raise ResponseTooLarge(
-                        "the response headers are too large", reason="header_too_large", url=target.url, stage="http"
-                    )
-                decoded = tuple((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw_headers)
+                decoded = tuple(checked_headers(response.headers, config, target.url))
                 body = b""
                 if 200 <= response.status < 300:
                     tracker.stage = "body"
