@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import __version__
-from ._browser.config import BrowserConfig
-from ._config import GUARD_PROFILES, RENDER_MODES, REQUESTED_USES
+from ._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config
+from ._config import RENDER_MODES
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
 from ._ingest.cli import add_ingest_parser, run_ingest
@@ -96,22 +96,16 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="cap on returned characters, 200..100000 (default: 20000)")
     read.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                       help="deadline of the whole read (default: 15)")
-    read.add_argument("--profile", choices=GUARD_PROFILES, default="balanced", help="guard profile")
-    read.add_argument("--requested-use", choices=REQUESTED_USES, default="answer_with_citation",
-                      help="what the content will be used for (default: answer_with_citation)")
-    read.add_argument("--unsafe-allow-destination", action="append", default=[], metavar="D",
-                      help="ip:port, host:port or CIDR that may be reached although private or on a "
-                           "non-standard port (repeatable; for local testing only)")
-    read.add_argument("--unsafe-allow-sensitive-query", action="store_true",
-                      help="send URLs whose query looks like it carries a secret or personal data")
-    _add_browser_options(read)
+    add_guard_options(read)
+    add_unsafe_options(read)
+    add_browser_options(read)
     _add_search_command(commands)
     add_ingest_parser(commands)
     commands.add_parser("mcp", help="serve the model-facing tools over MCP on stdio (see pagewarden mcp --help)",
                         add_help=False)
     doctor = commands.add_parser("doctor", help="check whether rendering JavaScript pages works here")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
-    _add_browser_options(doctor)
+    add_browser_options(doctor)
     return parser
 
 
@@ -141,29 +135,9 @@ def _add_search_command(commands: Any) -> None:
                         help=f"reads at a time with --read, 1..{MAX_CONCURRENCY} (default: 4)")
     search.add_argument("--per-host", type=int, default=None, metavar="N",
                         help="reads at a time per host with --read (default: min(2, concurrency))")
-    search.add_argument("--profile", choices=GUARD_PROFILES, default="balanced", help="guard profile")
-    search.add_argument("--requested-use", choices=REQUESTED_USES, default="answer_with_citation",
-                        help="what the documents will be used for (default: answer_with_citation)")
-    search.add_argument("--unsafe-allow-destination", action="append", default=[], metavar="D",
-                        help="ip:port, host:port or CIDR that --read may reach although private or on a "
-                             "non-standard port (repeatable; for local testing only)")
-    _add_browser_options(search)
-
-
-def _add_browser_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--chromium", metavar="PATH",
-                        help="the Chromium to use (default: PAGEWARDEN_CHROMIUM, Playwright's, the system's)")
-    parser.add_argument("--browser-policy", default="default", metavar="POLICY",
-                        help="request policy of the browser: default, strict or a TOML file")
-    parser.add_argument("--external-sandbox", action="store_true",
-                        help="run Chromium without its own sandbox because a container already isolates it "
-                             "(needed as root)")
-
-
-def _browser_config(args: argparse.Namespace) -> BrowserConfig:
-    return BrowserConfig(
-        executable=args.chromium, policy=args.browser_policy, external_sandbox=args.external_sandbox
-    )
+    add_guard_options(search, subject="documents")
+    add_unsafe_options(search, sensitive_query=False)
+    add_browser_options(search)
 
 
 def _print_document(document: Document, out: TextIO) -> None:
@@ -195,7 +169,7 @@ def _run_read(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
     }
     try:
-        options["browser"] = _browser_config(args)
+        options["browser"] = browser_config(args)
         with Reader(**options) as reader:
             document = reader.read(
                 args.url, render=args.render, max_characters=args.max_characters,
@@ -259,7 +233,7 @@ def _run_search(args: argparse.Namespace, out: TextIO, err: TextIO, provider: Se
         options: dict[str, Any] = {
             "guard_profile": args.profile,
             "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
-            "browser": _browser_config(args),
+            "browser": browser_config(args),
             "search": provider if provider is not None else _search_provider(args.provider),
         }
         with Reader(**options) as reader:
@@ -292,7 +266,7 @@ def _run_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ._browser.doctor import run_doctor
 
     try:
-        config = _browser_config(args)
+        config = browser_config(args)
     except PagewardenError as error:
         _print_error(error, args.json, out, err)
         return EXIT_CODES.get(error.code, EXIT_FAILURE)

@@ -31,8 +31,8 @@ from typing import Any, TextIO
 
 import anyio
 
-from .._browser.config import BrowserConfig
-from .._config import GUARD_PROFILES, RENDER_MODES, REQUESTED_USES, CacheConfig
+from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config
+from .._config import RENDER_MODES, CacheConfig
 from .._errors import PagewardenError
 from .._reader import AsyncReader
 from .files import JsonlSink, _open_input, count_inputs, input_lines, load_done_urls
@@ -93,25 +93,11 @@ def add_ingest_parser(commands: Any) -> None:
                         help="cap on characters per document, 200..100000 (default: 20000)")
     parser.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                         help="deadline of each read (default: 15)")
-    parser.add_argument("--profile", choices=GUARD_PROFILES, default="balanced", help="guard profile")
-    parser.add_argument("--requested-use", choices=REQUESTED_USES, default="answer_with_citation",
-                        help="what the content will be used for (default: answer_with_citation)")
-    parser.add_argument("--unsafe-allow-destination", action="append", default=[], metavar="D",
-                        help="ip:port, host:port or CIDR that may be reached although private or on a "
-                             "non-standard port (repeatable; for local testing only)")
-    parser.add_argument("--unsafe-allow-sensitive-query", action="store_true",
-                        help="send URLs whose query looks like it carries a secret or personal data")
-    # The same browser options as `pagewarden read` (repeated here: importing
-    # them from pagewarden.cli would be a circular import).
-    parser.add_argument("--chromium", metavar="PATH",
-                        help="the Chromium to use (default: PAGEWARDEN_CHROMIUM, Playwright's, the system's)")
-    parser.add_argument("--browser-policy", default="default", metavar="POLICY",
-                        help="request policy of the browser: default, strict or a TOML file")
+    add_guard_options(parser)
+    add_unsafe_options(parser)
+    add_browser_options(parser)
     parser.add_argument("--browser-concurrency", type=_positive, default=2, metavar="N",
                         help="pages rendered at a time by the browser (default: 2)")
-    parser.add_argument("--external-sandbox", action="store_true",
-                        help="run Chromium without its own sandbox because a container already isolates it "
-                             "(needed as root)")
     parser.add_argument("--ray", metavar="ADDRESS",
                         help="read on a Ray cluster (an address for ray.init such as 'auto' or "
                              "'ray://head:10001', or 'local' for a local runtime); needs pagewarden[ray]")
@@ -126,10 +112,7 @@ def _reader_options(args: argparse.Namespace) -> dict[str, Any]:
         "guard_profile": args.profile,
         "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
-        "browser": BrowserConfig(
-            executable=args.chromium, policy=args.browser_policy, external_sandbox=args.external_sandbox,
-            concurrency=args.browser_concurrency,
-        ),
+        "browser": browser_config(args, concurrency=args.browser_concurrency),
         # A batch reads each URL once: caching documents would only hold memory.
         "cache": CacheConfig(document_ttl=0, search_ttl=0),
     }
