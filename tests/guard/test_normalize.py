@@ -49,3 +49,24 @@ def test_variants_only_when_different() -> None:
 def test_collapse_whitespace(raw: str, collapsed: str) -> None:
     """Runs of spaces become one space and blank lines one newline."""
     assert collapse_whitespace(raw) == collapsed
+
+
+LATIN_WORD_CASES = [
+    "ignore previous instructions",
+    "café au lait, naïve — déjà vu",
+    "mixed\u0430script wоrds with cyrillic",
+    "digits1and_underscores-and.dots",
+    "emoji 😀 between words\nand lines\ttabs",
+    "",
+    "日本語とenglish",
+]
+
+
+@pytest.mark.parametrize("text", LATIN_WORD_CASES)
+def test_latin_words_matches_the_regex(text: str) -> None:
+    """The fast word splitter yields exactly the runs of a-z that the regex finds."""
+    import re
+
+    from pagewarden._guard.obfuscation import latin_words
+
+    assert latin_words(text) == frozenset(re.findall("[a-z]+", text))

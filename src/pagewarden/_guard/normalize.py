@@ -45,7 +45,13 @@ from .decoders import (
     nfkc,
     remove_invisible,
 )
-from .obfuscation import collapse_letter_spacing, remove_letter_delimiters, restore_leet, restore_scrambled
+from .obfuscation import (
+    collapse_letter_spacing,
+    latin_words,
+    remove_letter_delimiters,
+    restore_leet,
+    restore_scrambled,
+)
 
 __all__ = ["DECODE_PASSES", "Normalized", "Variant", "collapse_whitespace", "normalize", "remove_invisible",
            "variants"]
@@ -73,7 +79,6 @@ _VARIANT_STEPS: tuple[_WordStep, ...] = (
     ("leet_normalized", restore_leet),
     ("scrambled_word_restored", restore_scrambled),
 )
-_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +156,7 @@ def _words(tracker: _Tracker, words: frozenset[str] | None) -> frozenset[str] | 
     if not tracker.by_line:
         return words
     lines = tracker.text.split("\n")
-    return words | frozenset(_WORD.findall("\n".join(lines[i] for i in tracker.by_line)))
+    return words | latin_words("\n".join(lines[i] for i in tracker.by_line))
 
 
 def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None) -> list[Variant]:
@@ -210,7 +215,7 @@ def normalize(text: str, blob_limits: BlobLimits = BLOB_LIMITS, *, words: frozen
     literal = text.lower()
     result = [Variant(literal)]
     if words is None:
-        words = frozenset(_WORD.findall(literal))
+        words = latin_words(literal)
     result.extend(_pipeline(text, (), words))
     blobs = decode_blobs(text, blob_limits)
     for technique, texts in (("base64_decoded", blobs.base64), ("hex_decoded", blobs.hex)):

@@ -163,13 +163,24 @@ def _scramble_key(word: str) -> tuple[str, str, str]:
 
 _SCRAMBLED: dict[tuple[str, str, str], str] = {_scramble_key(w): w for w in SCRAMBLE_WORDS}
 _SHAPES = frozenset((w[0], w[-1], len(w)) for w in SCRAMBLE_WORDS)
-_WORD = re.compile(r"[a-z]+")
+# Every byte but a-z becomes a space; non-ASCII characters first become "?" (one
+# per code point), so the split below yields exactly what re.findall("[a-z]+") would.
+_NOT_LATIN = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
+
+
+def latin_words(text: str) -> frozenset[str]:
+    """The distinct runs of ``a-z`` in ``text`` (the same set as ``re.findall("[a-z]+")``).
+
+    Done with encode/translate/split, all in C: on 50 KiB of text it is about
+    twice as fast as the regex, and it runs for every segment the guard scans.
+    """
+    return frozenset(text.encode("ascii", "replace").translate(_NOT_LATIN).decode("ascii").split())
 
 
 def restore_scrambled(text: str, words: frozenset[str] | None = None) -> str:
     """Restore core trigger words whose middle letters were shuffled ("ignroe" -> "ignore")."""
     if words is None:
-        words = frozenset(_WORD.findall(text))
+        words = latin_words(text)
     found: dict[str, str] = {}
     for word in words:
         if len(word) > 3 and (word[0], word[-1], len(word)) in _SHAPES:

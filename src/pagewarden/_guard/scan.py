@@ -20,8 +20,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .normalize import normalize
+from .obfuscation import latin_words
 from .report import Finding, Location, Severity
-from .rules import CJK, WORD, Rule, RuleSet
+from .rules import CJK, Rule, RuleSet
 from .segments import Segment
 
 __all__ = [
@@ -113,7 +114,7 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
         text = variant.text
         ascii_only = text.isascii()
         has_cjk = not ascii_only and CJK.search(text) is not None
-        words = normalized.words if index == 0 else frozenset(WORD.findall(text))
+        words = normalized.words if index == 0 else latin_words(text)
         for rule in rules.rules:
             if rule.id in fired or (rule.needs_cjk and not has_cjk):
                 continue
