@@ -94,7 +94,10 @@ _ORDERS = (("a", "r", "b"), ("b", "a", "r"), ("r", "b", "a"))
 
 async def _run(pages: list[Page], port: int, repeat: int, client: httpx.Client) -> tuple[Side, Side, Warden]:
     baseline, reused, warden = Side(), Side(), Warden()
-    reader = pagewarden.AsyncReader(unsafe_allow_destinations=(f"127.0.0.1:{port}",))
+    # No document cache: every timed read must fetch, guard and extract (warm-up reads would be cached).
+    reader = pagewarden.AsyncReader(
+        unsafe_allow_destinations=(f"127.0.0.1:{port}",), cache=pagewarden.CacheConfig(max_entries=0)
+    )
     try:
         for page in pages[:WARMUP_PAGES]:
             url = f"http://127.0.0.1:{port}/{page.id}.html"

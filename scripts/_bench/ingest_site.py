@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+
+from .server import Route, serve_routes
 
 __all__ = ["IngestSite", "serve_ingest_site"]
 
@@ -78,7 +77,7 @@ class IngestSite:
         return mixed
 
 
-def _handler(static: int, rendered: int) -> type[BaseHTTPRequestHandler]:
+def _route(static: int, rendered: int) -> Route:
     article = json.dumps({"title": "Reading tide tables", "paragraphs": _paragraphs(-1, 8)}).encode()
     fixed = {
         "/robots.txt": ("text/plain", b"User-agent: *\nDisallow: /private/\n"),
@@ -86,60 +85,26 @@ def _handler(static: int, rendered: int) -> type[BaseHTTPRequestHandler]:
         "/api/article.json": ("application/json", article),
     }
 
-    class Handler(BaseHTTPRequestHandler):
-        # Headers and body go out in separate writes; Nagle plus delayed ACK would add ~40 ms.
-        disable_nagle_algorithm = True
-        protocol_version = "HTTP/1.1"
+    def route(path: str) -> tuple[str, bytes] | None:
+        found = fixed.get(path)
+        kind, _, number = path[1:].partition("/")
+        if found is None and number.isdigit():
+            if kind == "s" and int(number) < static:
+                found = ("text/html; charset=utf-8", _static(int(number)))
+            elif kind == "r" and int(number) < rendered:
+                found = ("text/html; charset=utf-8", _SHELL)
+        return found
 
-        def do_GET(self) -> None:
-            path = urlsplit(self.path).path
-            route = fixed.get(path)
-            kind, _, number = path[1:].partition("/")
-            if route is None and number.isdigit():
-                if kind == "s" and int(number) < static:
-                    route = ("text/html; charset=utf-8", _static(int(number)))
-                elif kind == "r" and int(number) < rendered:
-                    route = ("text/html; charset=utf-8", _SHELL)
-            if route is None:
-                self.send_error(404)
-                return
-            content_type, body = route
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    return Handler
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        # A client that timed out and hung up (a read past its deadline) is not news.
-        pass
+    return route
 
 
 @contextmanager
 def serve_ingest_site(static: int = 900, rendered: int = 100) -> Iterator[IngestSite]:
     """Serve ``static`` + ``rendered`` pages on 127.0.0.1 (ephemeral port) from a background thread."""
-    server = _Server(("127.0.0.1", 0), _handler(static, rendered))
-    thread = threading.Thread(target=server.serve_forever, name="bench-ingest-site", daemon=True)
-    thread.start()
-    port = server.server_address[1]
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with serve_routes(_route(static, rendered), name="bench-ingest-site", http11=True) as port:
+        base = f"http://127.0.0.1:{port}"
         yield IngestSite(
             f"127.0.0.1:{port}",
             tuple(f"{base}/s/{n}" for n in range(static)),
             tuple(f"{base}/r/{n}" for n in range(rendered)),
         )
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

@@ -103,7 +103,11 @@ class WardenSide:
         browser = BrowserConfig(
             executable=executable, external_sandbox=AS_ROOT, concurrency=concurrency, policy=policy
         )
-        self._config = pagewarden.ReaderConfig(unsafe_allow_destinations=(f"127.0.0.1:{port}",), browser=browser)
+        # No document cache: every read of the same page must render it again.
+        self._config = pagewarden.ReaderConfig(
+            unsafe_allow_destinations=(f"127.0.0.1:{port}",), browser=browser,
+            cache=pagewarden.CacheConfig(max_entries=0),
+        )
         self.reader: Any = None
         self.render_timings: list[dict[str, float]] = []
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+
+from .server import serve_routes
 
 __all__ = ["MARKER", "WORDS", "article", "serve_site", "shell"]
 
@@ -137,41 +136,9 @@ def _routes() -> dict[str, tuple[str, bytes]]:
     }
 
 
-def _handler(routes: dict[str, tuple[str, bytes]]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        # Headers and body go out in separate writes; Nagle plus delayed ACK would add ~40 ms.
-        disable_nagle_algorithm = True
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            route = routes.get(urlsplit(self.path).path)
-            if route is None:
-                self.send_error(404)
-                return
-            content_type, body = route
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    return Handler
-
-
 @contextmanager
 def serve_site() -> Iterator[int]:
     """Serve the site on 127.0.0.1 (ephemeral port) from a background thread; yield the port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(_routes()))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="bench-render-site", daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    routes = _routes()
+    with serve_routes(routes.get, name="bench-render-site", http11=True) as port:
+        yield port
