@@ -19,8 +19,10 @@ import html
 import re
 import sys
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .byteview import byte_table, code_unit_filter, high_bytes, may_hold, view
 from .homoglyphs import CONFUSABLES, map_mixed_script_words
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "decode_escapes",
     "decode_percent",
     "decode_tag_characters",
+    "holds_no_invisible",
     "map_homoglyphs",
     "nfkc",
     "remove_invisible",
@@ -68,6 +71,13 @@ def _character_class(points: list[int]) -> str:
 
 
 INVISIBLE = re.compile(_character_class(_invisible_code_points()))
+# Nearly every invisible character is non-printable (controls, format
+# characters); the few printable ones (combining grapheme joiner, Hangul
+# fillers, variation selectors...) are ruled out by their code units' high bytes.
+_PRINTABLE_INVISIBLE_UNITS = code_unit_filter(
+    (point, point) for point in _invisible_code_points() if chr(point).isprintable()
+)
+_CONFUSABLE_UNITS = code_unit_filter((ord(ch), ord(ch)) for ch in CONFUSABLES)
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 # One search tells whether any of the invisible, tag or look-alike steps can apply.
 UNICODE_SUSPECT = re.compile(
@@ -103,8 +113,19 @@ def nfkc(text: str) -> str:
     return "\n".join(lines)
 
 
+def holds_no_invisible(text: str) -> bool:
+    """True only when ``text`` provably holds no :data:`INVISIBLE` character (a fast pre-check).
+
+    ``str.isprintable`` runs in C; line feeds, the one non-printable character
+    a collapsed segment has, are not invisible and are taken out first.
+    """
+    return text.replace("\n", "").isprintable() and not may_hold(high_bytes(text), _PRINTABLE_INVISIBLE_UNITS)
+
+
 def remove_invisible(text: str) -> str:
     """Drop zero-width, bidi and other invisible control characters."""
+    if holds_no_invisible(text):
+        return text
     return INVISIBLE.sub("", text)
 
 
@@ -132,7 +153,7 @@ def decode_tag_characters(text: str) -> str:
 
 def map_homoglyphs(text: str) -> str:
     """Map Cyrillic and Greek look-alike letters in mixed-script words to Latin."""
-    if text.isascii():
+    if text.isascii() or not may_hold(high_bytes(text), _CONFUSABLE_UNITS):
         return text
     return map_mixed_script_words(text)
 
@@ -196,7 +217,11 @@ _MIN_BLOB_CHARS = 16
 # Base64 (standard or URL-safe alphabet); a mixed-case or digit-bearing run only:
 # an ordinary long lower-case word is never Base64 of text.
 # One scan finds both kinds: a run is hex when it holds only hex digits.
-_BLOB_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_BLOB_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{_MIN_BLOB_CHARS},}}={{0,2}}")
+# Byte view (see .byteview): a Base64/hex alphabet character reads "a". A run
+# starts exactly where the view first holds _MIN_BLOB_CHARS of them in a row.
+_BLOB_BYTES = byte_table(lambda b: 0x61 if chr(b).isascii() and (chr(b).isalnum() or b in b"+/_-") else 0x20)
+_BLOB_WINDOW = b"a" * _MIN_BLOB_CHARS
 _HEX_ONLY = re.compile(r"(?:[0-9A-Fa-f]{2})+")
 _HAS_UPPER = re.compile(r"[A-Z]")
 _HAS_LOWER = re.compile(r"[a-z]")
@@ -249,11 +274,28 @@ def _hex_text(run: str, limits: BlobLimits) -> str | None:
     return _as_text(raw, limits)
 
 
+def _blob_runs(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_BLOB_RUN.finditer(text)``, found with ``bytes.find`` on a byte view.
+
+    sre would try the run pattern at every letter of ordinary prose; the view
+    finds the next window of alphabet characters at memory speed, and a match
+    always starts at that window (the pattern's run is greedy and its tail optional).
+    """
+    data = view(text, _BLOB_BYTES)
+    position = data.find(_BLOB_WINDOW)
+    while position >= 0:
+        match = _BLOB_RUN.match(text, position)
+        if match is None:  # pragma: no cover - the window guarantees a match
+            return
+        yield match
+        position = data.find(_BLOB_WINDOW, match.end())
+
+
 def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
     """Find Base64 and hex runs in ``text`` (original case) and decode those that hold text."""
     found: dict[str, list[str]] = {"base64": [], "hex": []}
     exhausted = False
-    for match in _BLOB_RUN.finditer(text):
+    for match in _blob_runs(text):
         run = match.group()
         kind = "hex" if _HEX_ONLY.fullmatch(run) else "base64"
         if kind == "hex":

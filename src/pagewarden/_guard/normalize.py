@@ -104,23 +104,41 @@ def collapse_whitespace(text: str) -> str:
     if _NEEDS_COLLAPSE.search(text) is None:
         # The common short attribute value: one search instead of a split.
         return text.strip()
-    # str.split() runs in C and is several times faster than a regex substitution.
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    parts = []
+    for line in text.split("\n"):
+        # Most lines are already collapsed; proving it takes three C-speed checks
+        # (the space is the only printable whitespace character), where
+        # split-and-join builds a string per word. str.split() itself runs in C
+        # and is several times faster than a regex substitution.
+        if not line.isprintable() or "  " in line or line[:1] == " " or line[-1:] == " ":
+            line = " ".join(line.split())
+        if line:
+            parts.append(line)
+    return "\n".join(parts)
 
 
 class _Tracker:
     """The working text of a segment and, per line, the techniques that changed it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lines: list[str] | None = None) -> None:
         self.text = text
         self.by_line: dict[int, list[str]] = {}
+        # The lines of ``_lines_of`` (a text this tracker held): splitting a
+        # long segment costs a pass, and several steps and groupings need them.
+        self._lines_of = text if lines is not None else None
+        self._lines = lines or []
+
+    def lines(self) -> list[str]:
+        """``self.text.split("\\n")``, split once per text (callers must not modify the list)."""
+        if self._lines_of is not self.text:
+            self._lines_of, self._lines = self.text, self.text.split("\n")
+        return self._lines
 
     def apply(self, name: str, step: Callable[[str], str]) -> bool:
         new = step(self.text)
         if new == self.text:
             return False
-        old_lines = self.text.split("\n")
+        old_lines = self.lines()
         new_lines = new.split("\n")
         if len(old_lines) != len(new_lines):
             # Steps keep line counts by contract; should one not, the whole text
@@ -135,6 +153,7 @@ class _Tracker:
                 if name not in techniques:
                     techniques.append(name)
         self.text = new
+        self._lines_of, self._lines = new, new_lines
         return True
 
 
@@ -155,7 +174,7 @@ def _words(tracker: _Tracker, words: frozenset[str] | None) -> frozenset[str] | 
         return None
     if not tracker.by_line:
         return words
-    lines = tracker.text.split("\n")
+    lines = tracker.lines()
     return words | latin_words("\n".join(lines[i] for i in tracker.by_line))
 
 
@@ -166,25 +185,37 @@ def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None) 
     decoded blob text, all of whose lines are new and kept.
     """
     tracker = _Tracker(text)
+    # True while the working text is known to hold no invisible character (the
+    # removal ran and no step changed the text since): the removal is then a
+    # no-op and is skipped, saving a full regex pass over the segment.
+    invisible_free = False
     if not text.isascii():
         tracker.apply("unicode_nfkc", nfkc)
         for name, step in _UNICODE_STEPS:
             tracker.apply(name, step)
-    if "&" in tracker.text:
-        tracker.apply("html_entity_decoded", decode_entities)
+        # Look-alike mapping, the last of these steps, only writes Latin letters.
+        invisible_free = True
+    if "&" in tracker.text and tracker.apply("html_entity_decoded", decode_entities):
+        invisible_free = False
     for _ in range(DECODE_PASSES):
         if "\\" not in tracker.text and "%" not in tracker.text:
             break
         changed = False
         for name, step in _DECODE_STEPS:
-            changed = tracker.apply(name, step) or changed
+            if step is remove_invisible:
+                if not invisible_free:
+                    changed = tracker.apply(name, step) or changed
+                    invisible_free = True
+            elif tracker.apply(name, step):
+                changed = True
+                invisible_free = False
         if not changed:
             break
     tracker.text = tracker.text.lower()
     current = _words(tracker, words)
     for name, word_step in _COMPACT_STEPS:
         tracker.apply(name, lambda value, step=word_step: step(value, current))  # type: ignore[misc]
-    base_lines = tracker.text.split("\n")
+    base_lines = tracker.lines()
     base_changed = {i: list(t) for i, t in tracker.by_line.items()}
     if words is None:
         # Decoded blobs: every line is new text, whether or not a step touched it.
@@ -192,10 +223,10 @@ def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None) 
     groups = _group(base_lines, base_changed, prefix)
     current = _words(tracker, words)
     for name, word_step in _VARIANT_STEPS:
-        extra = _Tracker(tracker.text)
+        extra = _Tracker(tracker.text, base_lines)
         if extra.apply(name, lambda value, step=word_step: step(value, current)):  # type: ignore[misc]
             merged = {i: base_changed.get(i, []) + t for i, t in extra.by_line.items()}
-            for key, lines in _group(extra.text.split("\n"), merged, prefix).items():
+            for key, lines in _group(extra.lines(), merged, prefix).items():
                 groups.setdefault(key, []).extend(lines)
     return [Variant(_strip(lines), key) for key, lines in groups.items()]
 

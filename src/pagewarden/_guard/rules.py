@@ -21,9 +21,10 @@ from importlib import resources
 from typing import Any
 
 from .._errors import GuardFailed
+from .byteview import code_unit_filter, high_bytes, may_hold
 from .report import Location, Severity
 
-__all__ = ["CJK", "KNOWN_CATEGORIES", "WORD", "Rule", "RuleSet", "load_rules", "parse_tables"]
+__all__ = ["CJK", "KNOWN_CATEGORIES", "WORD", "Rule", "RuleSet", "has_cjk", "load_rules", "parse_tables"]
 
 # Categories a rule may use; the next guard pass adds the rest of issue 3's list.
 KNOWN_CATEGORIES = frozenset(
@@ -33,7 +34,11 @@ KNOWN_CATEGORIES = frozenset(
         "memory_write", "policy_override", "source_suppression", "output_control", "hidden_instruction",
     }
 )
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F))
+CJK = re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES) + "]")
+# A string none of whose UTF-16 code units has a CJK high byte holds no CJK
+# character: one translate instead of a regex scan (see .byteview).
+_CJK_UNITS = code_unit_filter(_CJK_RANGES)
 # Latin-script words of a variant; a rule's word needles are looked up in this set.
 WORD = re.compile(r"[a-z]+")
 _WORD_NEEDLE = re.compile(r"[a-z]+(?: [a-z]+)*")
@@ -41,6 +46,13 @@ _MACRO = re.compile(r"<<([a-z_]+)>>")
 _ESCAPE = re.compile(r"\\.")
 # How far before a match the negation check looks.
 _LOOKBEHIND_CHARS = 32
+# Occurrences of a needle's rarest character checked in place before a full search.
+_PROBE_CHECKS = 8
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (kana, ideographs, halfwidth katakana), as ``CJK.search`` says."""
+    return not text.isascii() and may_hold(high_bytes(text), _CJK_UNITS) and CJK.search(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +78,15 @@ class Rule:
     # variant's word set; the others are substring-searched.
     word_needles: tuple[tuple[str, ...], ...] = ()
     text_needles: tuple[str, ...] = ()
-    # (needle, its rarest character) for each text needle, and the ASCII ones.
-    probes: tuple[tuple[str, str], ...] = ()
-    ascii_probes: tuple[tuple[str, str], ...] = ()
+    # (needle, its rarest character, that character's offset in the needle) for
+    # each text needle, and the ASCII ones.
+    probes: tuple[tuple[str, str, int], ...] = ()
+    ascii_probes: tuple[tuple[str, str, int], ...] = ()
     # The longest word of each word needle: its positions mark candidate units
     # (a phrase's words need not be adjacent).
     word_positions: tuple[str, ...] = ()
+    # Every word of every word needle: a word set disjoint from it has none.
+    word_parts: frozenset[str] = frozenset()
 
     def applies_to(self, text: str, words: frozenset[str] | None = None, *, ascii_only: bool = False) -> bool:
         """Whether any needle occurs in ``text`` (a fast gate before any regex runs).
@@ -86,12 +101,13 @@ class Rule:
 
     def present_needles(self, text: str, words: frozenset[str], *, ascii_only: bool = False) -> list[str]:
         """The position needles (see ``position_needles``) that occur in ``text``."""
-        present = [word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
-                   if all(part in words for part in parts)]
-        for needle, probe in self.ascii_probes if ascii_only else self.probes:
-            # A one-character ``in`` is a memchr; the full search runs only when
-            # the needle's rarest character is there at all.
-            if probe in text and needle in text:
+        # One C-level set test rules out most rules on short variants.
+        present = [] if self.word_parts.isdisjoint(words) else [
+            word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
+            if all(part in words for part in parts)
+        ]
+        for needle, probe, offset in self.ascii_probes if ascii_only else self.probes:
+            if _holds(text, needle, probe, offset):
                 present.append(needle)
         return present
 
@@ -119,6 +135,26 @@ class RuleSet:
 
     rules: tuple[Rule, ...]
     benign_context: re.Pattern[str]
+
+
+def _holds(text: str, needle: str, probe: str, offset: int) -> bool:
+    """``needle in text``, found from the occurrences of ``probe`` (``needle[offset]``, its rarest character).
+
+    Finding one character is a memchr-like scan, several times faster than a
+    substring search over a long page. So the first few occurrences of the rare
+    character are checked in place, and only a text where it is common falls
+    back to the full search.
+    """
+    position = text.find(probe)
+    checked = 0
+    while position >= 0:
+        if position >= offset and text.startswith(needle, position - offset):
+            return True
+        checked += 1
+        if checked >= _PROBE_CHECKS:
+            return needle in text
+        position = text.find(probe, position + 1)
+    return False
 
 
 def _invalid(detail: str) -> GuardFailed:
@@ -160,6 +196,11 @@ def _rarest(needle: str) -> str:
             return -1
         return _LETTER_RARITY.find(ch) if ch in _LETTER_RARITY else 30
     return min(needle, key=rank)
+
+
+def _probe(needle: str) -> tuple[str, str, int]:
+    probe = _rarest(needle)
+    return needle, probe, needle.index(probe)
 
 
 def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
@@ -214,9 +255,10 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         locations=where,
         word_needles=word_needles,
         text_needles=text_needles,
-        probes=tuple((n, _rarest(n)) for n in text_needles),
-        ascii_probes=tuple((n, _rarest(n)) for n in text_needles if n.isascii()),
+        probes=tuple(_probe(n) for n in text_needles),
+        ascii_probes=tuple(_probe(n) for n in text_needles if n.isascii()),
         word_positions=tuple(max(parts, key=len) for parts in word_needles),
+        word_parts=frozenset(part for parts in word_needles for part in parts),
     )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .normalize import normalize
 from .obfuscation import latin_words
 from .report import Finding, Location, Severity
-from .rules import CJK, Rule, RuleSet
+from .rules import Rule, RuleSet, has_cjk
 from .segments import Segment
 
 __all__ = [
@@ -53,26 +53,45 @@ def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
     return unit_start, unit_end
 
 
-def _units(text: str, rule: Rule, needles: Iterable[str] | None = None) -> Iterator[str]:
+def _needle_hits(text: str, needle: str) -> list[int]:
+    """Where ``needle`` occurs in ``text``, at most ``_MAX_NEEDLE_HITS + 1`` times.
+
+    A needle made of ASCII letters counts only as a whole word ("now", not "know").
+    """
+    whole_word = needle.isalpha() and needle.isascii()
+    size = len(needle)
+    hits: list[int] = []
+    found = text.find(needle)
+    while found >= 0 and len(hits) <= _MAX_NEEDLE_HITS:
+        if not whole_word or (
+            (found == 0 or not text[found - 1].isalpha())
+            and (found + size >= len(text) or not text[found + size].isalpha())
+        ):
+            hits.append(found)
+        found = text.find(needle, found + 1)
+    return hits
+
+
+def _units(
+    text: str, rule: Rule, needles: Iterable[str] | None = None, hits: dict[str, list[int]] | None = None,
+) -> Iterator[str]:
     """The sentence-like units of ``text`` that may hold a match of ``rule``.
 
     Units are found from needle positions with ``str.find`` (C speed); when a
     needle is very frequent the rule's anchor regex is used instead, which
-    still visits every candidate. Each unit is yielded once.
+    still visits every candidate. Each unit is yielded once. ``hits`` keeps
+    each needle's positions for the other rules scanning the same ``text``:
+    rules share needles ("message", "rules"), and each search is a full pass.
     """
+    hits = {} if hits is None else hits
     positions: list[int] = []
     for needle in rule.needles if needles is None else needles:
-        # A word needle counts only as a whole word ("now", not "know").
-        whole_word = needle.isalpha() and needle.isascii()
-        size = len(needle)
-        found = text.find(needle)
-        while found >= 0 and len(positions) <= _MAX_NEEDLE_HITS:
-            if not whole_word or (
-                (found == 0 or not text[found - 1].isalpha())
-                and (found + size >= len(text) or not text[found + size].isalpha())
-            ):
-                positions.append(found)
-            found = text.find(needle, found + 1)
+        found = hits.get(needle)
+        if found is None:
+            found = hits[needle] = _needle_hits(text, needle)
+        positions.extend(found)
+        if len(positions) > _MAX_NEEDLE_HITS:
+            break
     if len(positions) > _MAX_NEEDLE_HITS:
         positions = [hit.start() for hit in rule.anchor.finditer(text)]
     else:
@@ -113,17 +132,18 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
     for index, variant in enumerate(normalized.variants):
         text = variant.text
         ascii_only = text.isascii()
-        has_cjk = not ascii_only and CJK.search(text) is not None
+        cjk = not ascii_only and has_cjk(text)
         words = normalized.words if index == 0 else latin_words(text)
+        hits: dict[str, list[int]] = {}
         for rule in rules.rules:
-            if rule.id in fired or (rule.needs_cjk and not has_cjk):
+            if rule.id in fired or (rule.needs_cjk and not cjk):
                 continue
             if rule.locations is not None and location not in rule.locations:
                 continue
             present = rule.present_needles(text, words, ascii_only=ascii_only)
             if not present:
                 continue
-            for unit in _units(text, rule, present):
+            for unit in _units(text, rule, present, hits):
                 if not rule.matches(unit):
                     continue
                 fired.add(rule.id)
