@@ -277,8 +277,8 @@ INSTALLATION_CASES = [
             ("chromium_headless_shell-1255", "chrome-headless-shell-linux64/chrome-headless-shell", True),
             ("chromium-1255", "chrome-linux64/chrome", True),
         ],
-        1,
-        id="full-chromium-beats-headless-shell",
+        0,
+        id="headless-shell-beats-full-chromium",
     ),
     pytest.param(
         [("chromium_headless_shell-1255", "chrome-headless-shell-linux64/chrome-headless-shell", True)],
@@ -313,7 +313,7 @@ INSTALLATION_CASES = [
 def test_playwright_installation_ranking(
     machine: FakeMachine, installations: list[tuple[str, str, bool]], chosen: int | None
 ) -> None:
-    """Complete installs only; the revision Playwright expects first, full Chromium before the shell."""
+    """Complete installs only; the revision Playwright expects first, the headless shell before full Chromium."""
     system = machine.add_system()
     paths = [
         machine.add_playwright(directory=directory, layout=layout, complete=complete)
@@ -352,6 +352,7 @@ def test_arch_names_match_playwright_platform_dirs(
 
 # (names present on PATH, the one chosen)
 SYSTEM_CASES = [
+    (("chromium", "chromium-headless-shell"), "chromium-headless-shell"),
     (("chromium", "google-chrome"), "chromium"),
     (("chromium-browser", "google-chrome"), "chromium-browser"),
     (("google-chrome-stable", "google-chrome"), "google-chrome"),
@@ -361,7 +362,7 @@ SYSTEM_CASES = [
 
 @pytest.mark.parametrize(("names", "chosen"), SYSTEM_CASES)
 def test_system_names_in_order(machine: FakeMachine, names: tuple[str, ...], chosen: str) -> None:
-    """System browsers are tried as chromium, chromium-browser, google-chrome, google-chrome-stable."""
+    """System browsers are tried as chromium-headless-shell, chromium, chromium-browser, google-chrome(-stable)."""
     for name in names:
         machine.add_system(name)
     assert find_chromium(environ=machine.environ()) == BrowserExecutable(machine.bin / chosen, "system")
@@ -378,6 +379,13 @@ def test_debian_launcher_resolves_to_the_binary(machine: FakeMachine) -> None:
     """Debian's /usr/bin/chromium script gives way to /usr/lib/chromium/chromium; the wrapper is kept."""
     launcher = machine.add_system("chromium", SCRIPT)
     binary = _write_executable(machine.root / "lib" / "chromium" / "chromium")
+    assert find_chromium(environ=machine.environ()) == BrowserExecutable(binary, "system", launcher)
+
+
+def test_debian_headless_shell_launcher_resolves_to_the_binary(machine: FakeMachine) -> None:
+    """Debian's /usr/bin/chromium-headless-shell script gives way to /usr/lib/chromium/chromium-headless-shell."""
+    launcher = machine.add_system("chromium-headless-shell", SCRIPT)
+    binary = _write_executable(machine.root / "lib" / "chromium" / "chromium-headless-shell")
     assert find_chromium(environ=machine.environ()) == BrowserExecutable(binary, "system", launcher)
 
 

@@ -7,8 +7,16 @@ The order, first match wins:
 2. ``env``: the ``PAGEWARDEN_CHROMIUM`` environment variable, same forms.
 3. ``playwright``: a browser installed by ``python -m playwright install
    chromium`` in Playwright's registry directory.
-4. ``system``: ``chromium``, ``chromium-browser``, ``google-chrome`` or
-   ``google-chrome-stable`` on ``PATH``.
+4. ``system``: ``chromium-headless-shell``, ``chromium``, ``chromium-browser``,
+   ``google-chrome`` or ``google-chrome-stable`` on ``PATH``.
+
+Within steps 3 and 4 the headless shell (Chromium's old headless mode, a
+separate binary since Chromium 132) comes before the full browser. pagewarden
+only ever runs headless, and the full browser creates a complete profile
+(extensions, sync, safe-browsing services ...) for every new context: measured
+here, a fresh context per read cost ~290 ms of CPU with the full browser and
+~90 ms with the shell, 3.0 against 9.9 reads/s at concurrency 4 on 2 cores
+(docs/benchmarks.md). Playwright itself launches the shell for headless runs.
 
 A configured path (steps 1 and 2) that does not exist or cannot be executed is
 an error, never a silent fall-through: the user asked for that browser, and
@@ -63,25 +71,32 @@ __all__ = [
 ENV_VAR = "PAGEWARDEN_CHROMIUM"
 EXIT_NOT_FOUND = 3
 EXIT_PATH_INVALID = 4
-SYSTEM_NAMES: tuple[str, ...] = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+SYSTEM_NAMES: tuple[str, ...] = (
+    "chromium-headless-shell",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+)
 
 BrowserSource = Literal["explicit", "env", "playwright", "system"]
 
 REMEDIES = (
     f"set {ENV_VAR}=/path/to/chromium, run scripts/setup, "
-    "or install one (apt-get install -y chromium, or python -m playwright install chromium)"
+    "or install one (apt-get install -y chromium-headless-shell, or python -m playwright install chromium)"
 )
 
 # Registry directory names (Playwright writes dashes in browser names as
 # underscores) and, per kind, the executable inside for each layout Playwright
 # has used on Linux. ``{arch}`` is ``linux64`` or ``linux-arm64``.
+# The headless shell comes first (see the module docstring).
 _REGISTRY_KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("chromium", "chromium", ("chrome-{arch}/chrome", "chrome-linux/chrome")),
     (
         "chromium_headless_shell",
         "chromium-headless-shell",
         ("chrome-headless-shell-{arch}/chrome-headless-shell", "chrome-linux/headless_shell"),
     ),
+    ("chromium", "chromium", ("chrome-{arch}/chrome", "chrome-linux/chrome")),
 )
 _MARKER = "INSTALLATION_COMPLETE"
 
@@ -244,8 +259,8 @@ def _arch_names() -> tuple[str, ...]:
 def _playwright_candidates(env: Mapping[str, str]) -> Iterator[Path]:
     """Complete Playwright-managed Chromium executables, best first.
 
-    The revision the installed Playwright expects comes first (full Chromium,
-    then the headless shell), then other revisions, newest first.
+    The revision the installed Playwright expects comes first (the headless
+    shell, then full Chromium), then other revisions, newest first.
     """
     package_root = _playwright_package_root()
     registry = _registry_directory(env, package_root)
@@ -293,7 +308,10 @@ def _unwrap_launcher(found: Path) -> tuple[Path, Path | None]:
     real = Path(os.path.realpath(found))
     if not _is_script(real):
         return found, None
-    for binary in (real.parent.parent / "lib" / real.name / real.name, real.parent / "chrome"):
+    # Debian: /usr/bin/chromium -> /usr/lib/chromium/chromium, and
+    # /usr/bin/chromium-headless-shell -> /usr/lib/chromium/chromium-headless-shell.
+    lib = real.parent.parent / "lib"
+    for binary in (lib / real.name / real.name, lib / "chromium" / real.name, real.parent / "chrome"):
         if binary != real and _is_executable_file(binary) and not _is_script(binary):
             return binary, found
     return found, None
