@@ -19,6 +19,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import anyio
 import pytest
 
 from pagewarden._browser.config import BrowserConfig
@@ -67,6 +68,14 @@ def chromium_available() -> None:
         find_chromium()
     except ConfigMissing as exc:
         pytest.fail(f"{exc} (deselect with -m 'not browser')")
+
+
+async def contexts_after_closes(pool: BrowserPool, within: float = 5.0) -> int:
+    """The pool's read contexts once the background closes of finished reads are done (bounded wait)."""
+    with anyio.fail_after(within):
+        while pool.stats()["closing"]:  # noqa: ASYNC110 - polling state that has no event
+            await anyio.sleep(0.02)
+    return int(pool.stats()["contexts"])
 
 
 def pool_processes(pool: BrowserPool, pids: list[int]) -> list[int]:

@@ -19,6 +19,7 @@ from tests.browser.pool_support import (
     browser_config,
     canary,
     chromium_available,
+    contexts_after_closes,
     page,
     reader_config,
     site,
@@ -94,7 +95,7 @@ async def test_many_mixed_reads_leak_nothing(site: FixtureServer, canary: Fixtur
         async with anyio.create_task_group() as group:
             for index, path in enumerate(plan[::7] + [p for i, p in enumerate(plan) if i % 7]):
                 group.start_soon(limited, index, path)
-        assert pool.stats()["contexts"] == 0
+        assert await contexts_after_closes(pool) == 0
         assert pool.stats()["active"] == 0
         assert pool.launches >= 3  # first launch, recycling, and the crash
     assert sum(outcomes.values()) == READS

@@ -70,11 +70,11 @@ async def test_each_read_gets_its_own_context_and_later_reads_are_prewarmed(
         assert len({id(fresh.context) for fresh in attached}) == READS
         assert all(fresh.closed and fresh.session.closed for fresh in attached)
         stats = pool.stats()
-        assert (stats["contexts"], stats["spare"]) == (0, 1)
+        assert (stats["contexts"], stats["spare"], stats["closing"]) == (0, 1, 0)
 
 
 async def test_stats_count_every_context(site: FixtureServer) -> None:
-    """Read contexts plus spares are exactly the browser's live contexts."""
+    """Read contexts, spares and closing contexts are exactly the browser's live contexts."""
     chromium_available()
     site.add("/p", headers=HTML, body=page("<p>counted</p>"))
     async with BrowserPool(browser_config(), reader_config(site)) as pool:
@@ -82,7 +82,8 @@ async def test_stats_count_every_context(site: FixtureServer) -> None:
         instance = _instance(pool)
         await _wait_for(lambda: instance.spare_ready is not None)  # type: ignore[attr-defined]
         stats = pool.stats()
-        assert stats["contexts"] + stats["spare"] == len(instance.browser.contexts)  # type: ignore[attr-defined]
+        total = stats["contexts"] + stats["spare"] + stats["closing"]
+        assert total == len(instance.browser.contexts)  # type: ignore[attr-defined]
 
 
 async def test_spare_is_closed_on_aclose(site: FixtureServer) -> None:
@@ -165,3 +166,46 @@ async def test_recycled_browser_keeps_no_spare(site: FixtureServer) -> None:
         rendered = await render(pool, site.url("/p"))
         assert "recycle" in rendered.html
         assert pool.launches == 2
+
+
+# (pool concurrency, reads in a row, how many of them may return before their context is closed)
+BACKGROUND_CLOSE_CASES = [
+    pytest.param(2, 1, 1, id="one-read-returns-at-once"),
+    # The second read finds the first still closing and closes its own before returning.
+    pytest.param(1, 3, 2, id="closes-beyond-concurrency-wait"),
+]
+
+
+@pytest.mark.parametrize(("concurrency", "reads", "early"), BACKGROUND_CLOSE_CASES)
+async def test_read_contexts_close_in_the_background_up_to_the_concurrency(
+    site: FixtureServer, monkeypatch: pytest.MonkeyPatch, concurrency: int, reads: int, early: int
+) -> None:
+    """A read returns before its context is closed; closing contexts never exceed the concurrency."""
+    chromium_available()
+    site.add("/p", headers=HTML, body=page("<p>closed later</p>"))
+    original = FreshContext.close
+    closing_seen: list[int] = []
+
+    async def slow_close(self: FreshContext) -> bool:
+        await anyio.sleep(0.6)
+        return await original(self)
+
+    monkeypatch.setattr(FreshContext, "close", slow_close)
+    async with BrowserPool(browser_config(concurrency=concurrency), reader_config(site), prewarm=False) as pool:
+        await render(pool, site.url("/p"))  # launches the browser, which the timed reads must not include
+        with anyio.fail_after(5):
+            while pool.stats()["closing"]:  # noqa: ASYNC110 - the close runs in a task with no event
+                await anyio.sleep(0.02)
+        quick = 0
+        for _ in range(reads):
+            started = anyio.current_time()
+            await render(pool, site.url("/p"))
+            quick += anyio.current_time() - started < 0.5
+            closing_seen.append(pool.stats()["closing"])
+        assert quick == early
+        assert max(closing_seen) <= concurrency
+        assert closing_seen[0] == 1
+        with anyio.fail_after(5):
+            while pool.stats()["closing"]:  # noqa: ASYNC110 - the close runs in a task with no event
+                await anyio.sleep(0.02)
+        assert len(_instance(pool).browser.contexts) == 0  # type: ignore[attr-defined]

@@ -7,8 +7,10 @@ from collections.abc import Callable
 import anyio
 import pytest
 
+from pagewarden._browser.policy import load_policy
 from pagewarden._browser.pool import BrowserPool
 from pagewarden._browser.render import render
+from pagewarden._browser.routing import init_script
 from pagewarden._browser.settle import DomSample, settle
 from pagewarden._errors import ResponseTooLarge
 from tests.browser.pool_support import HTML, anyio_backend, canary, page, pool, site
@@ -24,14 +26,22 @@ MAX_TIME = 0.4
 class FakeProbe:
     """Answers probes from a script: one entry per probe, the last repeated."""
 
-    def __init__(self, samples: list[DomSample | None]) -> None:
+    def __init__(self, samples: list[DomSample | None], pending: list[int | None] | None = None) -> None:
         self.samples = samples
         self.calls = 0
+        self.pending_answers = pending or [None]
+        self.pending_calls = 0
 
     async def sample(self) -> DomSample | None:
         """The next scripted sample."""
         value = self.samples[min(self.calls, len(self.samples) - 1)]
         self.calls += 1
+        return value
+
+    async def pending(self) -> int | None:
+        """The next scripted pending-work count."""
+        value = self.pending_answers[min(self.pending_calls, len(self.pending_answers) - 1)]
+        self.pending_calls += 1
         return value
 
 
@@ -58,6 +68,46 @@ async def test_settle_decisions(samples: list[DomSample | None], inflight: int, 
     assert probe.calls <= most
     if not expected:
         assert MAX_TIME <= elapsed < MAX_TIME + 0.3
+
+
+class AgingProbe(FakeProbe):
+    """A DOM last changed ``unchanged`` seconds before ``since`` and not since."""
+
+    def __init__(self, unchanged: float, since: float, pending: list[int | None]) -> None:
+        super().__init__([None], pending)
+        self.changed_at = since - unchanged
+
+    async def sample(self) -> DomSample | None:
+        """The DOM's age now."""
+        self.calls += 1
+        return DomSample(10, anyio.current_time() - self.changed_at)
+
+
+IDLE = 0.03
+# (id, DOM unchanged for (s), pending-work answers, settles before the quiet window)
+IDLE_CASES: list[tuple[str, float, list[int | None], bool]] = [
+    ("nothing_pending_settles_after_idle", 0.04, [0], True),
+    ("timer_pending_waits_for_quiet", 0.04, [1], False),
+    ("pending_unknown_waits_for_quiet", 0.04, [None], False),
+    ("timer_fires_then_idle", 0.04, [2, 1, 0], True),
+]
+
+
+@pytest.mark.parametrize(("unchanged", "pending", "early"), [c[1:] for c in IDLE_CASES],
+                         ids=[c[0] for c in IDLE_CASES])
+async def test_idle_window_needs_nothing_pending(unchanged: float, pending: list[int | None], early: bool) -> None:
+    """The short idle window settles a quiet page only while it reports no timer or frame pending."""
+    quiet = 0.3
+    started = anyio.current_time()
+    probe = AgingProbe(unchanged, started, pending)
+    settled = await settle(
+        probe, lambda: 0, max_time=1.0, quiet=quiet, max_nodes=100,  # type: ignore[arg-type]
+        network_since=lambda: started - 1, idle=IDLE,
+    )
+    elapsed = anyio.current_time() - started
+    assert settled
+    assert (elapsed < quiet / 2) is early
+    assert probe.pending_calls >= 1
 
 
 async def test_settle_counts_quiet_from_the_last_change() -> None:
@@ -132,3 +182,43 @@ async def test_settle_observer_invisible_to_the_page(pool: BrowserPool, site: Fi
     )
     rendered = await render(pool, site.url("/probe"))
     assert "observer state seen by page: undefined" in rendered.html
+
+
+PENDING_NAME = "__pwPendingUnderTest"
+# (id, page script run in the main world, pending count right after it)
+PENDING_CASES = [
+    ("short_timeout", "setTimeout(() => {}, 100)", 1),
+    ("two_timeouts_and_a_frame", "setTimeout(() => {}, 5); setTimeout(() => {}, 50); requestAnimationFrame(() => {})",
+     3),
+    ("timeout_beyond_settle_time", "setTimeout(() => {}, 100000)", 0),
+    ("cleared_timeout", "clearTimeout(setTimeout(() => {}, 100))", 0),
+    ("cancelled_frame", "cancelAnimationFrame(requestAnimationFrame(() => {}))", 0),
+    ("string_timeout_not_counted", "setTimeout('1 + 1', 10)", 0),
+    ("interval_not_counted", "setInterval(() => {}, 10)", 0),
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("script", "expected"), [c[1:] for c in PENDING_CASES], ids=[c[0] for c in PENDING_CASES])
+async def test_init_script_counts_pending_work(
+    pool: BrowserPool, site: FixtureServer, script: str, expected: int
+) -> None:
+    """The init script counts short timeouts and animation frames until they run or are cancelled."""
+    site.add("/blank", headers=HTML, body=page("<p>blank</p>"))
+    async with pool.lease() as lease:
+        context = await lease.browser.new_context()
+        try:
+            await context.add_init_script(script=init_script(load_policy("default"), PENDING_NAME))
+            tab = await context.new_page()
+            await tab.route("**/*", lambda route: route.continue_())
+            await tab.goto(site.url("/blank"))
+            counted = await tab.evaluate(f"() => {{ {script}; return globalThis.{PENDING_NAME}(); }}")
+            # Everything counted runs within the settle time; then nothing is pending.
+            drained = await tab.evaluate(
+                f"() => new Promise((done) => setTimeout(() => requestAnimationFrame(() => "
+                f"setTimeout(() => done(globalThis.{PENDING_NAME}()), 150)), 1))"
+            )
+        finally:
+            await context.close()
+    assert counted == expected
+    assert drained == 0  # a running callback no longer counts itself

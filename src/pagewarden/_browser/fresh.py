@@ -93,6 +93,8 @@ class FreshContext:
         self.closed = False
         # The isolated world whose observer tells settle when the DOM last changed (per context).
         self.settle_world = f"pagewarden-settle-{secrets.token_hex(8)}"
+        # The page-world global counting scheduled work (see init_script.js), per context.
+        self.pending_name = f"__pw{secrets.token_hex(8)}"
         # Requests in flight and when one last started or ended (anyio time): settle's network signal.
         self.inflight = 0
         self.network_at = anyio.current_time()
@@ -143,7 +145,7 @@ class FreshContext:
         timeout_ms = policy.navigation_timeout * 1000
         context.set_default_timeout(timeout_ms)
         context.set_default_navigation_timeout(timeout_ms)
-        await context.add_init_script(script=init_script(policy))
+        await context.add_init_script(script=init_script(policy, self.pending_name))
         await context.route("**/*", self._route)
         if policy.refuse_websocket:
             await context.route_web_socket("**/*", self._websocket)

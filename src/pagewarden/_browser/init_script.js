@@ -5,9 +5,16 @@
 // routing policy and the DNS-pinning egress proxy still apply to whatever slips past (for example a
 // worker's WebSocket, which this script does not reach). The placeholder below is replaced with a JSON
 // object of booleans built from the request policy's [refuse] table.
+//
+// It also counts the work the page has scheduled (timeouts up to the settle time, animation frames) and
+// exposes the count through a function under a per-context random name, which the settle step reads (see
+// settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
+// settle shorter or longer, never changes what is inspected.
 (() => {
   "use strict";
   const refuse = __PAGEWARDEN_REFUSE__;
+  const pendingName = __PAGEWARDEN_PENDING_NAME__;
+  const timerLimitMs = __PAGEWARDEN_TIMER_LIMIT_MS__;
   const lock = (owner, name, value) => {
     // Non-writable and non-configurable, so the page cannot put the original back.
     try {
@@ -42,4 +49,46 @@
   if (refuse.window_open) {
     lock(globalThis, "open", function open() { return null; });
   }
+  trackPendingWork(pendingName, timerLimitMs, lock);
 })();
+
+// Timeouts (up to timerLimitMs) and animation frames scheduled and not yet run or cancelled. The wrappers
+// stay writable like the originals: frameworks (zone.js, test shims) legitimately wrap timers again.
+function trackPendingWork(pendingName, timerLimitMs, lock) {
+  const timeouts = new Set();
+  const frames = new Set();
+  const wrapScheduler = (owner, name, cancelName, pending, counts) => {
+    const schedule = owner[name];
+    const cancel = owner[cancelName];
+    if (typeof schedule !== "function" || typeof cancel !== "function") {
+      return;
+    }
+    owner[name] = {
+      [name](callback, ...rest) {
+        if (typeof callback !== "function" || !counts(rest)) {
+          return schedule.call(this, callback, ...rest);
+        }
+        let id = 0;
+        const run = function (...args) {
+          pending.delete(id);
+          return callback.apply(this, args);
+        };
+        id = schedule.call(this, run, ...rest);
+        pending.add(id);
+        return id;
+      },
+    }[name];
+    owner[cancelName] = {
+      [cancelName](id) {
+        pending.delete(id);
+        return cancel.call(this, id);
+      },
+    }[cancelName];
+  };
+  wrapScheduler(globalThis, "setTimeout", "clearTimeout", timeouts, (rest) => {
+    const delay = Number(rest[0]) || 0;
+    return delay <= timerLimitMs;
+  });
+  wrapScheduler(globalThis, "requestAnimationFrame", "cancelAnimationFrame", frames, () => true);
+  lock(globalThis, pendingName, () => timeouts.size + frames.size);
+}

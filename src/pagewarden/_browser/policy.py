@@ -57,6 +57,7 @@ _SCHEMA: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
         "navigation_timeout": (int, float),
         "settle_time": (int, float),
         "settle_quiet": (int, float),
+        "settle_idle": (int, float),
         "snapshot_timeout": (int, float),
     },
     "refuse": {
@@ -86,6 +87,8 @@ class BrowserPolicy:
         navigation_timeout: seconds to reach DOMContentLoaded.
         settle_time: most seconds to wait for the page to settle afterwards.
         settle_quiet: seconds of quiet (no DOM change, no request in flight) that count as settled.
+        settle_idle: the shorter quiet that counts as settled when the page also has no timer or
+            animation frame pending (see :mod:`.settle`); at most ``settle_quiet``.
         snapshot_timeout: seconds allowed for the visibility snapshot.
         refuse_websocket, refuse_event_source, refuse_webrtc, refuse_send_beacon,
         refuse_window_open: page APIs neutralized before any page script runs.
@@ -103,6 +106,7 @@ class BrowserPolicy:
     navigation_timeout: float
     settle_time: float
     settle_quiet: float
+    settle_idle: float
     snapshot_timeout: float
     refuse_websocket: bool
     refuse_event_source: bool
@@ -201,6 +205,7 @@ def parse_policy(data: Mapping[str, Any], source: str) -> BrowserPolicy:
         raise _bad(source, "requests.subframes = true is not supported")
     settle_time = _float(source, "page.settle_time", page["settle_time"], 0.0, 5.0)
     settle_quiet = _float(source, "page.settle_quiet", page["settle_quiet"], 0.05, 2.0)
+    settle_idle = _float(source, "page.settle_idle", page["settle_idle"], 0.01, settle_quiet)
     return BrowserPolicy(
         name=source,
         methods=methods,
@@ -214,6 +219,7 @@ def parse_policy(data: Mapping[str, Any], source: str) -> BrowserPolicy:
         navigation_timeout=_float(source, "page.navigation_timeout", page["navigation_timeout"], 0.1, 60.0),
         settle_time=settle_time,
         settle_quiet=settle_quiet,
+        settle_idle=settle_idle,
         snapshot_timeout=_float(source, "page.snapshot_timeout", page["snapshot_timeout"], 0.1, 30.0),
         refuse_websocket=refuse["websocket"],
         refuse_event_source=refuse["event_source"],

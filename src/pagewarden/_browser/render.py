@@ -253,13 +253,14 @@ class _Read:
         # Once the page is quiet, settling is waiting: the browser prepares the next read's context then.
         fresh, cdp = self.fresh, self.fresh.cdp
         await settle(
-            DomProbe(cdp, fresh.settle_world),
+            DomProbe(cdp, fresh.settle_world, fresh.pending_name),
             lambda: fresh.inflight,
             max_time=min(policy.settle_time, self._time_left()),
             quiet=policy.settle_quiet,
             max_nodes=policy.max_dom_nodes,
             network_since=lambda: fresh.network_at,
             on_quiet=self.lease.warm_next,
+            idle=policy.settle_idle,
         )
         self.timings["settle"] = self._ms(begun)
         # A meta refresh or script navigation may have replaced the document.
@@ -350,10 +351,9 @@ class _Read:
         )
 
     async def _close(self) -> None:
-        """Close the context (shielded, bounded) and revoke the proxy credentials."""
-        if self.fresh is not None and not await self.fresh.close():
-            # A context that will not close means a wedged browser: replace it.
-            self.pool.discard(self.lease.instance)
+        """Close the context and revoke the proxy credentials (in the background when possible)."""
+        if self.fresh is not None:
+            await self.lease.instance.release_context(self.fresh)
 
 
 async def render(pool: BrowserPool, url: str, *, deadline: float | None = None) -> RenderedPage:

@@ -40,10 +40,16 @@ __all__ = ["ABORT_ERROR_CODE", "PageGuard", "init_script"]
 ABORT_ERROR_CODE: Final = "blockedbyclient"
 _WS_POLICY_VIOLATION: Final = 1008
 _PLACEHOLDER: Final = "__PAGEWARDEN_REFUSE__"
+_PENDING_PLACEHOLDER: Final = "__PAGEWARDEN_PENDING_NAME__"
+_TIMER_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_TIMER_LIMIT_MS__"
 
 
-def init_script(policy: BrowserPolicy) -> str:
-    """The init script for ``policy``: ``init_script.js`` with the refused APIs filled in."""
+def init_script(policy: BrowserPolicy, pending_name: str = "__pagewardenPending") -> str:
+    """The init script for ``policy``: ``init_script.js`` with the refused APIs filled in.
+
+    ``pending_name`` is the global under which the page's pending-work count is
+    exposed to the settle step (per context, so a page cannot know it in advance).
+    """
     template = resources.files(__package__).joinpath("init_script.js").read_text(encoding="utf-8")
     refuse = {
         "websocket": policy.refuse_websocket,
@@ -52,7 +58,11 @@ def init_script(policy: BrowserPolicy) -> str:
         "send_beacon": policy.refuse_send_beacon,
         "window_open": policy.refuse_window_open,
     }
-    return template.replace(_PLACEHOLDER, json.dumps(refuse, sort_keys=True))
+    return (
+        template.replace(_PLACEHOLDER, json.dumps(refuse, sort_keys=True))
+        .replace(_PENDING_PLACEHOLDER, json.dumps(pending_name))
+        .replace(_TIMER_LIMIT_PLACEHOLDER, str(round(policy.settle_time * 1000)))
+    )
 
 
 class PageGuard:

@@ -21,10 +21,23 @@ rather than from a coarse poll, and the next probe is timed for the moment the
 window would close. Network quiet is measured the same way, from the time the
 last request started or ended. A probe that cannot run (the main thread is
 busy, the document was replaced) counts as "not quiet".
+
+Two windows. ``quiet`` (the policy's ``settle_quiet``) settles a page whatever
+it has scheduled. The shorter ``idle`` (``settle_idle``) settles it once the
+page also has nothing pending: no timeout up to the settle time and no
+animation frame scheduled and not yet run. The count comes from the init
+script's wrappers in the page's own world (:meth:`DomProbe.pending`), read
+only when the DOM and network have been quiet for ``idle``. It is the page's
+word: a page that fakes it only ends its own settle earlier (with less of its
+own content) or later (up to ``max_time``); the observer, the budgets and the
+snapshot do not depend on it. Most client-rendered pages build their content
+from a fetch response and then schedule nothing, so they settle ``idle``
+after their last change instead of ``quiet``.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +54,8 @@ __all__ = ["OBSERVER_SOURCE", "DomProbe", "DomSample", "settle"]
 # Longest and shortest pause between probes: the node budget is checked at least every _MAX_POLL.
 _MAX_POLL: Final = 0.1
 _MIN_POLL: Final = 0.01
+# Pause between probes while the page is quiet but has work pending (a timer may fire any moment).
+_PENDING_POLL: Final = 0.02
 _PROBE_TIMEOUT: Final = 0.5
 _INSTALL: Final = """
   let s = globalThis.__pagewardenSettle;
@@ -76,11 +91,14 @@ class DomProbe:
         world_name: the world :data:`OBSERVER_SOURCE` was registered in, so
             probes read the observer installed at document creation; ``None``
             makes a new world whose observer starts at the first probe.
+        pending_name: the page-world global of the init script's pending-work
+            count; ``None``: unknown, :meth:`pending` answers ``None``.
     """
 
-    def __init__(self, cdp: CDPSession, world_name: str | None = None) -> None:
+    def __init__(self, cdp: CDPSession, world_name: str | None = None, pending_name: str | None = None) -> None:
         self._cdp = cdp
         self._world_name = world_name
+        self._pending_name = pending_name
         self._frame_id: str | None = None
         self._context_id: int | None = None
 
@@ -129,6 +147,30 @@ class DomProbe:
             return DomSample(value[0], value[1] / 1000)
         return None
 
+    async def pending(self) -> int | None:
+        """Timeouts and animation frames the page has scheduled and not run; ``None`` when unknown.
+
+        Evaluated in the page's main world (where the init script's wrappers
+        live), as a plain call of a non-configurable global; anything but a
+        non-negative integer (the page replaced the world, a probe timed out)
+        is ``None``, which never counts as idle.
+        """
+        if self._pending_name is None:
+            return None
+        name = json.dumps(self._pending_name)
+        expression = f"(() => {{ try {{ return globalThis[{name}](); }} catch (e) {{ return -1; }} }})()"
+        try:
+            result: dict[str, Any] = await self._cdp.send(
+                "Runtime.evaluate",
+                {"expression": expression, "returnByValue": True, "timeout": int(_PROBE_TIMEOUT * 1000)},
+            )
+        except PlaywrightError:
+            return None
+        value = result.get("result", {}).get("value")
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        return None
+
 
 async def settle(
     probe: DomProbe,
@@ -139,11 +181,14 @@ async def settle(
     max_nodes: int,
     network_since: Callable[[], float] | None = None,
     on_quiet: Callable[[], None] | None = None,
+    idle: float | None = None,
 ) -> bool:
     """Wait for the page to settle; return whether it did (``False``: ``max_time`` ran out).
 
     Settled means: the DOM unchanged and no request in flight, both for at
-    least ``quiet`` seconds. ``network_since`` gives the ``anyio.current_time()``
+    least ``quiet`` seconds, or for at least ``idle`` seconds (when given,
+    below ``quiet``) while the page reports nothing pending
+    (:meth:`DomProbe.pending` is 0). ``network_since`` gives the ``anyio.current_time()``
     of the last request start or end; without it, network activity is
     sampled at every probe (and counted busy until the first). ``on_quiet``
     is called once, when the first probe finds the page quiet at all (no
@@ -181,8 +226,24 @@ async def settle(
             if quiet_for > 0 and on_quiet is not None:
                 on_quiet()
                 on_quiet = None
+        # Probe again when the window would close if nothing changes meanwhile.
+        window = quiet
+        if idle is not None and idle < quiet:
+            if quiet_for < idle:
+                window = idle
+            elif await _nothing_pending(probe, deadline):
+                return True
+            else:
+                window = min(quiet, quiet_for + _PENDING_POLL)
+        now = anyio.current_time()
         if now >= deadline:
             return False
-        # Probe again when the window would close if nothing changes meanwhile.
-        pause = min(_MAX_POLL, max(_MIN_POLL, quiet - quiet_for))
+        pause = min(_MAX_POLL, max(_MIN_POLL, window - quiet_for))
         await anyio.sleep(min(pause, max(0.0, deadline - now)))
+
+
+async def _nothing_pending(probe: DomProbe, deadline: float) -> bool:
+    pending = None
+    with anyio.move_on_after(min(_PROBE_TIMEOUT, max(0.01, deadline - anyio.current_time()))):
+        pending = await probe.pending()
+    return pending == 0
