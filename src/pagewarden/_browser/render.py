@@ -281,6 +281,7 @@ class _Read:
                 max_nodes=policy.max_dom_nodes,
                 max_html_chars=policy.max_html_chars,
                 timeout=min(policy.snapshot_timeout, room),
+                cdp=cdp,
             )
         except GuardFailed as exc:
             # Cut short by the read's deadline rather than by its own timeout: report the deadline.

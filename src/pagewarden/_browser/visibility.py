@@ -252,6 +252,7 @@ async def snapshot(
     max_depth: int = 512,
     timeout: float = 5.0,
     allow_truncated: bool = False,
+    cdp: CDPSession | None = None,
 ) -> Snapshot:
     """Serialize ``page``'s main frame with hidden content marked, judged in an isolated world.
 
@@ -263,6 +264,10 @@ async def snapshot(
         timeout: seconds for the whole snapshot, CDP round trips included.
         allow_truncated: return a partial snapshot with ``truncated=True``
             instead of raising when a budget is hit.
+        cdp: a CDP session of ``page`` to use (the render's own, which saves
+            opening and detaching one); by default a session is opened for the
+            snapshot and detached after it. Either way the script runs in a
+            new isolated world.
 
     Raises:
         InvalidInput: a budget or the timeout is not positive.
@@ -286,18 +291,19 @@ async def snapshot(
     # The detach has its own slice of the timeout, so the whole call (a
     # timed-out one included) returns within ``timeout``.
     detach_grace = min(_DETACH_GRACE_SECONDS, timeout * 0.1)
-    cdp: CDPSession | None = None
+    own: CDPSession | None = None
     with _mapped_errors(url):
         try:
             with anyio.fail_after(timeout - detach_grace):
-                cdp = await page.context.new_cdp_session(page)
+                if cdp is None:
+                    cdp = own = await page.context.new_cdp_session(page)
                 raw = await _evaluate(cdp, expression, hard_ms, url)
         finally:
-            if cdp is not None:
+            if own is not None:
                 # Shielded: a timed-out snapshot still releases its session,
                 # and a page that is already gone makes detach fail harmlessly.
                 with anyio.move_on_after(detach_grace, shield=True), suppress(PlaywrightError):
-                    await cdp.detach()
+                    await own.detach()
     return _to_snapshot(raw, url, max_html_chars, allow_truncated)
 
 
