@@ -11,11 +11,19 @@ the first input to the last record (browser launch included). Peak memory is
 RSS summed over the worker's process tree (Chromium included), sampled every
 100 ms.
 
+The ``ray`` pass (once, not per concurrency) reads the ``mix`` URLs through
+``pagewarden.integrations.ray.read_dataset`` on a local Ray runtime with
+``--ray-actors`` actors (default 2, one CPU each, 4 reads in flight per actor,
+``render="auto"``, robots.txt respected), in a fresh process; its time
+includes starting Ray's actors and their browsers, its memory is the process
+tree's (driver, raylet, workers, Chromium). It is skipped with a note when
+the ``ray`` extra is not installed.
+
 Targets on the 2-core reference machine: >= 30 static pages/s and >= 5
 rendered pages/s.
 
 Usage: ``scripts/bench ingest [--static N] [--rendered N] [--concurrency 1,4,8]
-[--passes static,rendered,mix] [--json]``.
+[--passes static,rendered,mix,ray] [--ray-actors N] [--json]``.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from _bench.ingest_measure import TreeMemorySampler
 from _bench.ingest_site import IngestSite, serve_ingest_site
 
 PASSES = ("static", "rendered", "mix")
+RAY_PASS = "ray"
 
 
 async def _worker(urls_file: str, host_port: str, concurrency: int) -> dict[str, Any]:
@@ -81,6 +90,36 @@ def _run_pass(site: IngestSite, kind: str, concurrency: int, workdir: Path) -> d
     return result
 
 
+def _ray_worker(urls_file: str, host_port: str, actors: int) -> dict[str, Any]:
+    from _bench.ingest_ray import bench_ray
+
+    urls = Path(urls_file).read_text().split()
+    reader_options = {
+        "unsafe_allow_destinations": [host_port],
+        "cache": {"document_ttl": 0, "search_ttl": 0},
+        "browser": {"external_sandbox": os.geteuid() == 0},
+    }
+    return bench_ray(urls, reader_options=reader_options, actors=actors)
+
+
+def _run_ray_pass(site: IngestSite, actors: int, workdir: Path) -> dict[str, Any]:
+    urls_file = workdir / "ray.txt"
+    urls_file.write_text("\n".join(site.urls) + "\n")
+    command = [sys.executable, __file__, "--ray-worker", str(urls_file), site.host_port, str(actors)]
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench ingest: the Ray worker failed (exit {done.returncode})")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result.update(kind=RAY_PASS, escalations=result.get("methods", {}).get("browser", 0))
+    return result
+
+
+def _ray_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None
+
+
 def main() -> int:
     """Run the benchmark and print a table (or JSON)."""
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
@@ -88,17 +127,23 @@ def main() -> int:
 
         print(json.dumps(anyio.run(_worker, sys.argv[2], sys.argv[3], int(sys.argv[4]))))
         return 0
+    if len(sys.argv) > 1 and sys.argv[1] == "--ray-worker":
+        print(json.dumps(_ray_worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--static", type=int, default=900)
     parser.add_argument("--rendered", type=int, default=100)
     parser.add_argument("--concurrency", default="1,4,8", help="comma-separated list (default: 1,4,8)")
-    parser.add_argument("--passes", default=",".join(PASSES), help="comma-separated: static, rendered, mix")
+    parser.add_argument("--passes", default=",".join((*PASSES, RAY_PASS)),
+                        help="comma-separated: static, rendered, mix, ray")
+    parser.add_argument("--ray-actors", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: list[dict[str, Any]] = []
+    passes = args.passes.split(",")
     with serve_ingest_site(args.static, args.rendered) as site, tempfile.TemporaryDirectory() as workdir:
         for concurrency in (int(value) for value in args.concurrency.split(",")):
-            for kind in args.passes.split(","):
+            for kind in (name for name in passes if name != RAY_PASS):
                 result = _run_pass(site, kind, concurrency, Path(workdir))
                 results.append(result)
                 if not args.json:
@@ -107,6 +152,17 @@ def main() -> int:
                           f"ok {result['ok']}  browser {result['escalations']}  "
                           f"peak RSS {result['peak_rss_mib']:.0f} MiB  failures {result['failures'] or '-'}",
                           flush=True)
+        if RAY_PASS in passes and not _ray_available():
+            print("     ray  skipped: the ray extra is not installed (pip install 'pagewarden[ray]')", flush=True)
+        elif RAY_PASS in passes:
+            result = _run_ray_pass(site, args.ray_actors, Path(workdir))
+            results.append(result)
+            if not args.json:
+                print(f"     ray  {result['actors']} actors:      {result['pages']:5d} pages  "
+                      f"{result['seconds']:7.1f} s  {result['pages_per_s']:7.2f} pages/s  ok {result['ok']}  "
+                      f"browser {result['escalations']}  peak RSS {result['peak_rss_mib']:.0f} MiB "
+                      f"(PSS {result['peak_pss_mib']:.0f})  first row {result['first_row_seconds']:.1f} s  "
+                      f"failures {result['failures'] or '-'}", flush=True)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

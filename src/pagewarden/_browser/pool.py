@@ -17,8 +17,8 @@ supervisor kills whatever of the process group is left after closing, a
 ``weakref.finalize`` (run at interpreter exit too) kills it if the pool was
 never closed, and Playwright's driver kills its browsers when its pipe closes.
 
-Pre-warming (``prewarm=True``, the default): when a read takes its context
-(:meth:`Lease.fresh_context`), the browser starts preparing the next one
+Pre-warming (``prewarm=True``, the default): once a read's document has
+loaded (:meth:`Lease.warm_next`), the browser starts preparing the next context
 (:class:`~.fresh.FreshContext`: context, routes, init script, page, CDP
 session) so that it is ready when the next read arrives. At most one spare
 exists per browser; each context still serves exactly one read and is closed
@@ -201,10 +201,9 @@ class _Instance:
     def warm(self) -> None:
         """Start preparing the next read's context, unless a spare exists or no read can use it.
 
-        Called by a read once its page is quiet (the rest of settling is
-        waiting, so the spare's page and renderer start in time that would
-        otherwise be idle; started earlier, they slow the page's own loading on
-        a small machine) and when a lease ends.
+        Called by a read once its document has loaded (DOMContentLoaded: the
+        page's own loading no longer competes with the spare for the CPU, and
+        the spare is ready when the next read starts) and when a lease ends.
         """
         if self._spare is None and self._wants_spare():
             task = asyncio.get_running_loop().create_task(self._create_context(), name="pagewarden-prewarm")
