@@ -193,6 +193,8 @@ PENDING_CASES = [
     ("timeout_beyond_settle_time", "setTimeout(() => {}, 100000)", 0),
     ("cleared_timeout", "clearTimeout(setTimeout(() => {}, 100))", 0),
     ("cancelled_frame", "cancelAnimationFrame(requestAnimationFrame(() => {}))", 0),
+    ("idle_callback", "requestIdleCallback(() => {})", 1),
+    ("cancelled_idle_callback", "cancelIdleCallback(requestIdleCallback(() => {}))", 0),
     ("string_timeout_not_counted", "setTimeout('1 + 1', 10)", 0),
     ("interval_not_counted", "setInterval(() => {}, 10)", 0),
 ]
@@ -203,7 +205,7 @@ PENDING_CASES = [
 async def test_init_script_counts_pending_work(
     pool: BrowserPool, site: FixtureServer, script: str, expected: int
 ) -> None:
-    """The init script counts short timeouts and animation frames until they run or are cancelled."""
+    """The init script counts short timeouts, animation frames and idle callbacks until they run or are cancelled."""
     site.add("/blank", headers=HTML, body=page("<p>blank</p>"))
     async with pool.lease() as lease:
         context = await lease.browser.new_context()

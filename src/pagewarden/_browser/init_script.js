@@ -6,7 +6,8 @@
 // worker's WebSocket, which this script does not reach). The placeholder below is replaced with a JSON
 // object of booleans built from the request policy's [refuse] table.
 //
-// It also counts the work the page has scheduled (timeouts up to the settle time, animation frames) and
+// It also counts the work the page has scheduled (timeouts up to the settle time, animation frames, idle
+// callbacks) and
 // exposes the count through a function under a per-context random name, which the settle step reads (see
 // settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
 // settle shorter or longer, never changes what is inspected.
@@ -52,7 +53,7 @@
   trackPendingWork(pendingName, timerLimitMs, lock);
 })();
 
-// Timeouts (up to timerLimitMs) and animation frames scheduled and not yet run or cancelled. The wrappers
+// Timeouts (up to timerLimitMs), animation frames and idle callbacks scheduled and not yet run or cancelled. The wrappers
 // stay writable like the originals: frameworks (zone.js, test shims) legitimately wrap timers again.
 function trackPendingWork(pendingName, timerLimitMs, lock) {
   const timeouts = new Set();
@@ -90,5 +91,7 @@ function trackPendingWork(pendingName, timerLimitMs, lock) {
     return delay <= timerLimitMs;
   });
   wrapScheduler(globalThis, "requestAnimationFrame", "cancelAnimationFrame", frames, () => true);
+  // Idle callbacks run once the page has nothing else to do, so they are about to run whenever settle looks.
+  wrapScheduler(globalThis, "requestIdleCallback", "cancelIdleCallback", frames, () => true);
   lock(globalThis, pendingName, () => timeouts.size + frames.size);
 }

@@ -24,8 +24,8 @@ busy, the document was replaced) counts as "not quiet".
 
 Two windows. ``quiet`` (the policy's ``settle_quiet``) settles a page whatever
 it has scheduled. The shorter ``idle`` (``settle_idle``) settles it once the
-page also has nothing pending: no timeout up to the settle time and no
-animation frame scheduled and not yet run. The count comes from the init
+page also has nothing pending: no timeout up to the settle time, animation
+frame or idle callback scheduled and not yet run. The count comes from the init
 script's wrappers in the page's own world (:meth:`DomProbe.pending`), read
 only when the DOM and network have been quiet for ``idle``. It is the page's
 word: a page that fakes it only ends its own settle earlier (with less of its
