@@ -38,6 +38,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench.corpus import DEFAULT_CORPUS
@@ -169,6 +171,26 @@ async def _stages(executable: str, count: int) -> dict[str, float]:
 
 
 # -- memory: each side in a fresh process ----------------------------------------------------
+# Seconds both sides pause before a memory sample, so processes that are exiting have exited.
+MEMORY_PAUSE = 1.0
+
+
+async def _quiescent(warden: WardenSide) -> None:
+    """Wait (bounded) until the last read's context is closed and the next one is prepared, then pause.
+
+    Sampled right after a read, the tree holds one renderer more or less
+    depending on whether the background close and the spare have finished;
+    the steady state between reads is what the memory figures compare.
+    """
+    with anyio.move_on_after(5):
+        while True:
+            stats = warden.pool_stats()
+            if not stats.get("closing") and stats.get("spare", 1) >= 1:
+                break
+            await anyio.sleep(0.05)
+    await anyio.sleep(MEMORY_PAUSE)
+
+
 async def _memory_child(reads: int, executable: str) -> dict[str, Any]:
     """Run in a child process: ``reads`` sequential pagewarden reads; tree memory after 50 and at the end."""
     out: dict[str, Any] = {}
@@ -179,6 +201,7 @@ async def _memory_child(reads: int, executable: str) -> dict[str, Any]:
                 if MARKER not in text:
                     out["incomplete"] = out.get("incomplete", 0) + 1
                 if index in (50, reads):
+                    await _quiescent(warden)
                     out[str(index)] = tree_memory()
             out["pool_stats"] = warden.pool_stats()
     return out

@@ -53,6 +53,8 @@ async def _sequential(crawler: Any, urls: list[str], run: Any, marker: str, chec
             seconds.append(elapsed)
             incomplete += marker not in _text(result)
         if index in checkpoints:
+            # Same pause as the pagewarden side before it samples (bench_render.MEMORY_PAUSE).
+            await asyncio.sleep(1.0)
             roots = [p for p in (browser_pid,) if p] + [os.getpid()]
             memory[str(index)] = tree_memory(*roots)
     return {"concurrency": 1, "seconds": seconds, "wall": time.perf_counter() - wall_started,
