@@ -68,3 +68,33 @@ async def test_loopback_env_is_reported(monkeypatch: pytest.MonkeyPatch) -> None
     assert report.environment["ok"] is False
     assert report.environment["error"]["reason"] == "playwright_loopback_bypass_env"
     assert "skipped" in report.self_test
+
+
+# (executable name, whether doctor asks it for --version)
+VERSION_FLAG_CASES = [
+    ("chrome-headless-shell", False),  # Playwright's shell: --version would start a browser
+    ("headless_shell", False),  # Playwright's older layout
+    ("chromium-headless-shell", True),  # Debian's shell answers --version
+    ("chromium", True),
+]
+
+
+@pytest.mark.parametrize(("name", "asked"), VERSION_FLAG_CASES)
+def test_version_is_asked_only_of_browsers_that_answer_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, asked: bool
+) -> None:
+    """Doctor runs --version except for Playwright's headless shell builds, and reports the first line."""
+    import subprocess
+
+    from pagewarden._browser import doctor
+
+    calls: list[list[str]] = []
+
+    def fake_run(argv: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout="Chromium 156.0.1\nmore\n", stderr="")
+
+    monkeypatch.setattr(doctor.subprocess, "run", fake_run)
+    version = doctor._version(tmp_path / name)
+    assert (calls == [[str(tmp_path / name), "--version"]]) is asked
+    assert version == ("Chromium 156.0.1" if asked else None)

@@ -75,9 +75,13 @@ class DoctorReport:
         }
 
 
+# Playwright's builds of the headless shell; Debian's chromium-headless-shell does answer --version.
+_NO_VERSION_FLAG = frozenset({"chrome-headless-shell", "headless_shell"})
+
+
 def _version(path: Path) -> str | None:
-    if "headless" in path.name:
-        return None  # the headless shell has no --version; the self-test reports it
+    if path.name in _NO_VERSION_FLAG:
+        return None  # Playwright's headless shell has no --version (it would start); the self-test reports it
     try:
         done = subprocess.run(  # noqa: S603 - a discovered executable, fixed argument
             [str(path), "--version"], capture_output=True, text=True, timeout=_VERSION_TIMEOUT, check=False
