@@ -224,3 +224,49 @@ async def test_init_script_counts_pending_work(
             await context.close()
     assert counted == expected
     assert drained == 0  # a running callback no longer counts itself
+
+
+JSON = {"Content-Type": "application/json"}
+# (id, page body) for client-rendered patterns the short idle window must wait for; each ends with "all done".
+CLIENT_PATTERNS = [
+    (
+        "fetch_chain",
+        "<div id=root></div><script>"
+        "fetch('/a.json').then(r => r.json()).then(a => fetch(a.next)).then(r => r.json())"
+        ".then(b => { document.getElementById('root').textContent = b.text; });</script>",
+    ),
+    (
+        "message_channel_scheduler",  # how React's scheduler yields between chunks of work
+        "<div id=root></div><script>"
+        "const ch = new MessageChannel(); let left = 5;"
+        "ch.port1.onmessage = () => { const p = document.createElement('p');"
+        " p.textContent = left > 1 ? 'chunk ' + left : 'all done'; document.getElementById('root').append(p);"
+        " if (--left > 0) { ch.port2.postMessage(0); } };"
+        "fetch('/a.json').then(r => r.json()).then(() => ch.port2.postMessage(0));</script>",
+    ),
+    (
+        "timer_after_fetch",  # a debounce after the data arrives
+        "<div id=root></div><script>"
+        "fetch('/a.json').then(r => r.json()).then(() => setTimeout(() => {"
+        " document.getElementById('root').textContent = 'all done'; }, 60));</script>",
+    ),
+    (
+        "frame_after_fetch",
+        "<div id=root></div><script>"
+        "fetch('/a.json').then(r => r.json()).then(() => requestAnimationFrame(() => requestAnimationFrame(() => {"
+        " document.getElementById('root').textContent = 'all done'; })));</script>",
+    ),
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("body", [c[1] for c in CLIENT_PATTERNS], ids=[c[0] for c in CLIENT_PATTERNS])
+async def test_idle_window_waits_for_client_rendered_patterns(
+    pool: BrowserPool, site: FixtureServer, body: str
+) -> None:
+    """Fetch chains, MessageChannel scheduling, timers and frames after a fetch all finish before the snapshot."""
+    site.add("/a.json", headers=JSON, body=b'{"next": "/b.json"}', delay_before=0.05)
+    site.add("/b.json", headers=JSON, body=b'{"text": "all done"}', delay_before=0.05)
+    site.add("/app", headers=HTML, body=page(body))
+    rendered = await render(pool, site.url("/app"))
+    assert "all done" in rendered.html
