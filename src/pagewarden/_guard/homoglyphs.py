@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .lines import around_lines
+
 __all__ = ["ANY_CONFUSABLE", "CONFUSABLES", "map_mixed_script_words"]
 
 # look-alike -> Latin. Sources: Unicode confusables (visually identical or
@@ -62,16 +64,4 @@ def map_mixed_script_words(text: str) -> str:
     positions = [hit.start() for hit in _MIXED_HINT.finditer(text)][:_MAX_HINTS]
     if not positions:
         return text
-    pieces: list[str] = []
-    done = 0
-    for position in positions:
-        if position < done:
-            continue
-        start = text.rfind("\n", 0, position) + 1
-        end = text.find("\n", position)
-        end = len(text) if end < 0 else end
-        pieces.append(text[done:start])
-        pieces.append(_WORD_AT.sub(_map_word, text[start:end]))
-        done = end
-    pieces.append(text[done:])
-    return "".join(pieces)
+    return around_lines(text, positions, lambda line: _WORD_AT.sub(_map_word, line))

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from .byteview import byte_table, view
 from .decoders import STEP_MAX_REPLACEMENTS
+from .lines import around_lines
 
 __all__ = [
     "SCRAMBLE_WORDS",
@@ -121,30 +122,13 @@ def may_be_spaced(text: str) -> bool:
     return _SPACED_SHAPE.search(view(text, _SPACED_BYTES)) is not None
 
 
-def _around_lines(text: str, positions: list[int], transform: Callable[[str], str]) -> str:
-    """Apply ``transform`` only to the lines holding ``positions`` (sorted), keeping the rest as is."""
-    pieces: list[str] = []
-    done = 0
-    for position in positions:
-        if position < done:
-            continue
-        start = text.rfind("\n", 0, position) + 1
-        end = text.find("\n", position)
-        end = len(text) if end < 0 else end
-        pieces.append(text[done:start])
-        pieces.append(transform(text[start:end]))
-        done = end
-    pieces.append(text[done:])
-    return "".join(pieces)
-
-
 def remove_letter_delimiters(text: str, words: frozenset[str] | None = None) -> str:
     """Remove delimiters that split a word into 1..3-letter pieces ("i.g.n.o.r.e", "ig-no-re")."""
     del words  # the delimiter hint is cheaper than any word-set test
     positions = _delimiter_hints(text)
     if not positions:
         return text
-    return _around_lines(text, positions, lambda line: _DELIMITED_SHORT.sub(
+    return around_lines(text, positions, lambda line: _DELIMITED_SHORT.sub(
         lambda m: _resplit(_DELIMITERS.sub("", m.group())), line))
 
 
