@@ -7,9 +7,8 @@
 // object of booleans built from the request policy's [refuse] table.
 //
 // It also counts the work the page has scheduled (timeouts up to the settle time, animation frames, idle
-// callbacks) and
-// exposes the count through a function under a per-context random name, which the settle step reads (see
-// settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
+// callbacks) and exposes the count through a function under a per-context random name, which the settle
+// step reads (see settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
 // settle shorter or longer, never changes what is inspected.
 (() => {
   "use strict";
@@ -53,17 +52,20 @@
   trackPendingWork(pendingName, timerLimitMs, lock);
 })();
 
-// Timeouts (up to timerLimitMs), animation frames and idle callbacks scheduled and not yet run or cancelled. The wrappers
-// stay writable like the originals: frameworks (zone.js, test shims) legitimately wrap timers again.
+// Timeouts (up to timerLimitMs), animation frames and idle callbacks scheduled and not yet run or
+// cancelled. The wrappers stay writable like the originals: frameworks (zone.js, test shims) legitimately
+// wrap timers again.
 function trackPendingWork(pendingName, timerLimitMs, lock) {
-  const timeouts = new Set();
-  const frames = new Set();
-  const wrapScheduler = (owner, name, cancelName, pending, counts) => {
+  // One set per scheduler: timeout, frame and idle-callback ids are separate number spaces.
+  const pendingSets = [];
+  const wrapScheduler = (owner, name, cancelName, counts) => {
     const schedule = owner[name];
     const cancel = owner[cancelName];
     if (typeof schedule !== "function" || typeof cancel !== "function") {
       return;
     }
+    const pending = new Set();
+    pendingSets.push(pending);
     owner[name] = {
       [name](callback, ...rest) {
         if (typeof callback !== "function" || !counts(rest)) {
@@ -86,12 +88,12 @@ function trackPendingWork(pendingName, timerLimitMs, lock) {
       },
     }[cancelName];
   };
-  wrapScheduler(globalThis, "setTimeout", "clearTimeout", timeouts, (rest) => {
+  wrapScheduler(globalThis, "setTimeout", "clearTimeout", (rest) => {
     const delay = Number(rest[0]) || 0;
     return delay <= timerLimitMs;
   });
-  wrapScheduler(globalThis, "requestAnimationFrame", "cancelAnimationFrame", frames, () => true);
+  wrapScheduler(globalThis, "requestAnimationFrame", "cancelAnimationFrame", () => true);
   // Idle callbacks run once the page has nothing else to do, so they are about to run whenever settle looks.
-  wrapScheduler(globalThis, "requestIdleCallback", "cancelIdleCallback", frames, () => true);
-  lock(globalThis, pendingName, () => timeouts.size + frames.size);
+  wrapScheduler(globalThis, "requestIdleCallback", "cancelIdleCallback", () => true);
+  lock(globalThis, pendingName, () => pendingSets.reduce((total, pending) => total + pending.size, 0));
 }

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import json
 from collections.abc import Callable
 from importlib import resources
@@ -44,13 +45,19 @@ _PENDING_PLACEHOLDER: Final = "__PAGEWARDEN_PENDING_NAME__"
 _TIMER_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_TIMER_LIMIT_MS__"
 
 
+@functools.cache
+def _template() -> str:
+    # Read once: every fresh context (one per read) needs the script.
+    return resources.files(__package__).joinpath("init_script.js").read_text(encoding="utf-8")
+
+
 def init_script(policy: BrowserPolicy, pending_name: str = "__pagewardenPending") -> str:
     """The init script for ``policy``: ``init_script.js`` with the refused APIs filled in.
 
     ``pending_name`` is the global under which the page's pending-work count is
     exposed to the settle step (per context, so a page cannot know it in advance).
     """
-    template = resources.files(__package__).joinpath("init_script.js").read_text(encoding="utf-8")
+    template = _template()
     refuse = {
         "websocket": policy.refuse_websocket,
         "event_source": policy.refuse_event_source,

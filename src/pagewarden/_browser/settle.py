@@ -148,7 +148,7 @@ class DomProbe:
         return None
 
     async def pending(self) -> int | None:
-        """Timeouts and animation frames the page has scheduled and not run; ``None`` when unknown.
+        """Timeouts, animation frames and idle callbacks the page has scheduled and not run; ``None`` when unknown.
 
         Evaluated in the page's main world (where the init script's wrappers
         live), as a plain call of a non-configurable global; anything but a
@@ -180,7 +180,6 @@ async def settle(
     quiet: float,
     max_nodes: int,
     network_since: Callable[[], float] | None = None,
-    on_quiet: Callable[[], None] | None = None,
     idle: float | None = None,
 ) -> bool:
     """Wait for the page to settle; return whether it did (``False``: ``max_time`` ran out).
@@ -190,10 +189,7 @@ async def settle(
     below ``quiet``) while the page reports nothing pending
     (:meth:`DomProbe.pending` is 0). ``network_since`` gives the ``anyio.current_time()``
     of the last request start or end; without it, network activity is
-    sampled at every probe (and counted busy until the first). ``on_quiet``
-    is called once, when the first probe finds the page quiet at all (no
-    request in flight, no DOM change since the previous probe): from then on
-    settling is mostly waiting, a good time for other work in the browser.
+    sampled at every probe (and counted busy until the first).
 
     Raises:
         ResponseTooLarge: ``reason="browser_dom_too_large"`` once the element
@@ -223,9 +219,6 @@ async def settle(
             quiet_for = min(sample.unchanged_for, now - network_busy_at)
             if quiet_for >= quiet:
                 return True
-            if quiet_for > 0 and on_quiet is not None:
-                on_quiet()
-                on_quiet = None
         # Probe again when the window would close if nothing changes meanwhile.
         window = quiet
         if idle is not None and idle < quiet:
