@@ -184,6 +184,9 @@ PENDING_CASES = [
     ("cancelled_frame", "cancelAnimationFrame(requestAnimationFrame(() => {}))", 0),
     ("idle_callback", "requestIdleCallback(() => {})", 1),
     ("cancelled_idle_callback", "cancelIdleCallback(requestIdleCallback(() => {}))", 0),
+    ("fetch_in_flight", "fetch('/blank')", 1),
+    ("xhr_in_flight", "const x = new XMLHttpRequest(); x.open('GET', '/blank'); x.send()", 1),
+    ("refused_fetch_counted_until_settled", "fetch('/blank', {method: 'CONNECT'}).catch(() => {})", 1),
     # Frame and idle-callback ids are separate number spaces that start alike: counted apart.
     ("frame_and_idle_ids_apart", "requestAnimationFrame(() => {}); cancelIdleCallback(requestIdleCallback(() => {}))",
      1),
@@ -197,7 +200,7 @@ PENDING_CASES = [
 async def test_init_script_counts_pending_work(
     pool: BrowserPool, site: FixtureServer, script: str, expected: int
 ) -> None:
-    """The init script counts short timeouts, animation frames and idle callbacks until they run or are cancelled."""
+    """The init script counts timeouts, frames, idle callbacks and requests until they run, finish or are cancelled."""
     site.add("/blank", headers=HTML, body=page("<p>blank</p>"))
     async with pool.lease() as lease:
         context = await lease.browser.new_context()

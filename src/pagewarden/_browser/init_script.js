@@ -7,7 +7,7 @@
 // object of booleans built from the request policy's [refuse] table.
 //
 // It also counts the work the page has scheduled (timeouts up to the settle time, animation frames, idle
-// callbacks) and exposes the count through a function under a per-context random name, which the settle
+// callbacks, fetch and XMLHttpRequest requests) and exposes the count through a function under a per-context random name, which the settle
 // step reads (see settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
 // settle shorter or longer, never changes what is inspected.
 (() => {
@@ -95,5 +95,35 @@ function trackPendingWork(pendingName, timerLimitMs, lock) {
   wrapScheduler(globalThis, "requestAnimationFrame", "cancelAnimationFrame", () => true);
   // Idle callbacks run once the page has nothing else to do, so they are about to run whenever settle looks.
   wrapScheduler(globalThis, "requestIdleCallback", "cancelIdleCallback", () => true);
-  lock(globalThis, pendingName, () => pendingSets.reduce((total, pending) => total + pending.size, 0));
+  // Requests the page's script started (fetch until its promise settles, XMLHttpRequest until loadend).
+  // Counted here, in the thread that answers the settle probe, because the browser's own request event
+  // reaches pagewarden a moment after the call: a probe in between would otherwise see a quiet network.
+  let requests = 0;
+  const finished = () => {
+    requests -= 1;
+  };
+  const originalFetch = globalThis.fetch;
+  if (typeof originalFetch === "function") {
+    globalThis.fetch = {
+      fetch(...args) {
+        const promise = originalFetch.apply(this, args);
+        requests += 1;
+        // (A handler on a rejected fetch also means the page gets no "unhandledrejection" for it.)
+        promise.then(finished, finished);
+        return promise;
+      },
+    }.fetch;
+  }
+  const xhr = globalThis.XMLHttpRequest && globalThis.XMLHttpRequest.prototype;
+  const originalSend = xhr && xhr.send;
+  if (typeof originalSend === "function") {
+    xhr.send = {
+      send(...args) {
+        originalSend.apply(this, args);
+        requests += 1;
+        this.addEventListener("loadend", finished, { once: true });
+      },
+    }.send;
+  }
+  lock(globalThis, pendingName, () => pendingSets.reduce((total, pending) => total + pending.size, requests));
 }

@@ -88,7 +88,8 @@ class BrowserPolicy:
         settle_time: most seconds to wait for the page to settle afterwards.
         settle_quiet: seconds of quiet (no DOM change, no request in flight) that count as settled.
         settle_idle: the shorter quiet that counts as settled when the page also has no timer,
-            animation frame or idle callback pending (see :mod:`.settle`); at most ``settle_quiet``.
+            animation frame, idle callback or script request pending (see :mod:`.settle`); at
+            most ``settle_quiet``.
         snapshot_timeout: seconds allowed for the visibility snapshot.
         refuse_websocket, refuse_event_source, refuse_webrtc, refuse_send_beacon,
         refuse_window_open: page APIs neutralized before any page script runs.

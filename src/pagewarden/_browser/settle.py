@@ -25,7 +25,10 @@ busy, the document was replaced) counts as "not quiet".
 Two windows. ``quiet`` (the policy's ``settle_quiet``) settles a page whatever
 it has scheduled. The shorter ``idle`` (``settle_idle``) settles it once the
 page also has nothing pending: no timeout up to the settle time, animation
-frame or idle callback scheduled and not yet run. The count comes from the init
+frame or idle callback scheduled and not yet run, and no fetch or
+XMLHttpRequest of the page's script unfinished (counted in the page, where the
+call happens, because the browser's request event reaches pagewarden a moment
+later). The count comes from the init
 script's wrappers in the page's own world (:meth:`DomProbe.pending`), read
 only when the DOM and network have been quiet for ``idle``. It is the page's
 word: a page that fakes it only ends its own settle earlier (with less of its
@@ -148,7 +151,7 @@ class DomProbe:
         return None
 
     async def pending(self) -> int | None:
-        """Timeouts, animation frames and idle callbacks the page has scheduled and not run; ``None`` when unknown.
+        """Work the page has scheduled or started and not finished (see the module docstring); ``None``: unknown.
 
         Evaluated in the page's main world (where the init script's wrappers
         live), as a plain call of a non-configurable global; anything but a
