@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from pagewarden._browser.fresh import FreshContext
 from pagewarden._browser.launch import LOOPBACK_ENV
 from pagewarden._browser.pool import BrowserPool
 from pagewarden._browser.processes import group_members
@@ -171,6 +172,27 @@ async def test_renderer_crash_fails_only_that_read(site: FixtureServer) -> None:
         assert [e.reason for e in caught] == ["browser_renderer_crashed"]
         assert "still fine" in (await render(crashing, site.url("/ok2"))).html
         assert crashing.launches == 1
+
+
+async def test_spare_with_a_dead_renderer_is_not_given_to_a_read(
+    site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pre-warmed context whose renderer died unnoticed is replaced, and the read succeeds."""
+    chromium_available()
+    site.add("/ok3", headers=HTML, body=page("<p>fresh renderer</p>"))
+    # The crash event can reach the pool after the next read took the spare; never delivering it makes that
+    # race certain, so only the spare's liveness check stands between the read and a dead page.
+    monkeypatch.setattr(FreshContext, "_crash", lambda self, _page: None)
+    async with BrowserPool(browser_config(), reader_config(site)) as pool:
+        await render(pool, site.url("/ok3"))
+        instance = pool._current
+        assert instance is not None
+        await _wait_for(lambda: instance.spare_ready is not None and pool.stats()["closing"] == 0)
+        for renderer in _renderers(pool.stats()["pids"][0]):  # only the spare's page is open
+            os.kill(renderer, signal.SIGKILL)
+        rendered = await render(pool, site.url("/ok3"))
+        assert "fresh renderer" in rendered.html
+        assert rendered.timings["prewarmed"] == 0.0
 
 
 async def test_idle_browser_shuts_down(site: FixtureServer) -> None:

@@ -50,6 +50,8 @@ from .settle import OBSERVER_SOURCE
 __all__ = ["CLOSE_TIMEOUT", "FreshContext", "ReadHooks"]
 
 CLOSE_TIMEOUT: Final = 3.0
+# Seconds a spare's renderer has to answer before it is given to a read (see responsive()).
+_RESPONSIVE_TIMEOUT: Final = 1.0
 _VIEWPORT: Final = {"width": 1280, "height": 720}
 _WS_POLICY_VIOLATION: Final = 1008
 
@@ -185,6 +187,24 @@ class FreshContext:
             and self.page is not None
             and not self.page.is_closed()
         )
+
+    async def responsive(self) -> bool:
+        """Whether the page's renderer answers now (one ``Runtime.evaluate`` round trip).
+
+        A spare prepared ahead of time may have lost its renderer (killed, out
+        of memory) before the crash event reached us; handing it to a read
+        would fail that read for nothing. An answer proves the renderer was
+        alive at that moment; a crash after it is the read's own.
+        """
+        if self.cdp is None or not self.usable:
+            return False
+        with anyio.move_on_after(_RESPONSIVE_TIMEOUT):
+            try:
+                await self.cdp.send("Runtime.evaluate", {"expression": "0", "returnByValue": True})
+            except PlaywrightError:
+                return False
+            return self.usable
+        return False
 
     def attach(self, hooks: ReadHooks, *, deadline: float) -> Page:
         """Give this context to one read; return its page.

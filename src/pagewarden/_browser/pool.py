@@ -230,9 +230,15 @@ class _Instance:
                 raise
             except Exception:
                 fresh = None  # failed to warm up (the browser may be gone): make one now, which reports why
-            if fresh is not None and not fresh.usable:
-                self._close_later(fresh)
-                fresh = None
+            if fresh is not None:
+                try:
+                    usable = await fresh.responsive()
+                except BaseException:  # cancelled while checking: nobody will use this spare
+                    self._close_later(fresh)
+                    raise
+                if not usable:
+                    self._close_later(fresh)
+                    fresh = None
         warm = fresh is not None
         if fresh is None:
             fresh = await self._create_context()
