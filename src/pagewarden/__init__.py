@@ -44,6 +44,7 @@ from ._protocols import ContentGuard, GuardRequest, GuardSegment, Resolver
 from ._reader import AsyncReader
 from ._safe import fence
 from ._search import (
+    ProviderFailure,
     RawHit,
     SearchHit,
     SearchProvider,
@@ -53,6 +54,8 @@ from ._search import (
     custom,
     ddgs,
     fallback,
+    fused,
+    searxng,
 )
 from ._search.search_and_read import ReadFailure, SearchAndReadResult
 from ._sync import Reader, read
@@ -84,6 +87,7 @@ __all__ = [
     "NetworkError",
     "PagewardenError",
     "ParseChanged",
+    "ProviderFailure",
     "RateLimited",
     "RawHit",
     "ReadFailure",
@@ -116,9 +120,11 @@ __all__ = [
     "ddgs",
     "fallback",
     "fence",
+    "fused",
     "guard_html",
     "guard_text",
     "llm_classifier_guard",
     "parse_classifier_verdict",
     "read",
+    "searxng",
 ]

@@ -10,13 +10,13 @@ EXPECTED_PUBLIC_NAMES = {
     "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "ConfigMissing", "ContentGuard",
     "ContentInsufficient", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
     "GuardFailed", "GuardReport", "GuardRequest", "GuardSegment", "InvalidInput", "Limits", "Location",
-    "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "REFERENCE_CLASSIFIER_PROMPT",
+    "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "ProviderFailure", "REFERENCE_CLASSIFIER_PROMPT",
     "RateLimited", "RawHit", "ReadFailure", "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge",
     "SearchAndReadResult", "SearchHit", "SearchProvider", "SearchQuery", "SearchResults", "SecurityReport",
     "Severity", "SyncToolset", "Timeout", "Timings", "ToolBudget", "Toolset", "UnknownError", "UnsafeURL",
     "UnsupportedContentEncoding", "UnsupportedContentType", "UpstreamHTTP", "__version__", "aguard_html",
-    "aguard_text", "brave", "custom", "ddgs", "fallback", "fence", "guard_html", "guard_text",
-    "llm_classifier_guard", "parse_classifier_verdict", "read",
+    "aguard_text", "brave", "custom", "ddgs", "fallback", "fence", "fused", "guard_html", "guard_text",
+    "llm_classifier_guard", "parse_classifier_verdict", "read", "searxng",
 }
 
 

@@ -7,7 +7,9 @@ canonicalize, drop refused URLs, dedupe) -> guard per hit -> ranked
 :class:`SearchResults`.
 
 Providers: :func:`ddgs` (keyless, the ddgs library), :func:`brave` (Brave
-Search API over the safe transport), :func:`fallback` and :func:`custom`.
+Search API over the safe transport), :func:`searxng` (a self-hosted SearXNG's
+JSON API), :func:`fallback`, :func:`fused` (concurrent, reciprocal-rank
+fusion) and :func:`custom`.
 """
 
 from .brave import BraveProvider, brave
@@ -15,9 +17,11 @@ from .cooldown import Cooldowns
 from .custom import CustomProvider, custom
 from .ddgs_provider import DdgsProvider, ddgs
 from .fallback import FallbackProvider, fallback
+from .fused import FusedProvider, fused
 from .query import validate_query
 from .run import run_search
-from .types import RawHit, SearchHit, SearchProvider, SearchQuery, SearchResults
+from .searxng import SearxngProvider, searxng
+from .types import ProviderFailure, RawHit, SearchHit, SearchProvider, SearchQuery, SearchResults
 
 __all__ = [
     "BraveProvider",
@@ -25,15 +29,20 @@ __all__ = [
     "CustomProvider",
     "DdgsProvider",
     "FallbackProvider",
+    "FusedProvider",
+    "ProviderFailure",
     "RawHit",
     "SearchHit",
     "SearchProvider",
     "SearchQuery",
     "SearchResults",
+    "SearxngProvider",
     "brave",
     "custom",
     "ddgs",
     "fallback",
+    "fused",
     "run_search",
+    "searxng",
     "validate_query",
 ]

@@ -97,6 +97,11 @@ class BraveProvider:
     def __repr__(self) -> str:
         return f"BraveProvider(name={self.name!r}, endpoint={self.endpoint!r})"
 
+    @property
+    def upstream_index(self) -> str:
+        """Brave's own index (shared with ``ddgs("brave")``, for de-correlation in :func:`~pagewarden.fused`)."""
+        return "brave"
+
     def _url(self, query: SearchQuery) -> str:
         if len(query.text.split()) > MAX_WORDS:
             raise InvalidInput(

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from .._errors import BotChallenge, InvalidInput, NetworkError, PagewardenError, RateLimited, Timeout, UnknownError
 from .cooldown import Cooldowns
 from .normalize import validate_raw_hits
-from .types import RawHit, SearchQuery
+from .types import ProviderFailure, RawHit, SearchQuery
 
 __all__ = ["ChainProvider", "ProviderAnswer", "call_provider", "check_name", "check_provider"]
 
@@ -41,8 +41,15 @@ class ChainProvider:
 
     name: str
 
-    async def search_chain(self, query: SearchQuery, *, deadline: float, cooldowns: Cooldowns | None) -> ProviderAnswer:
-        """Return ``(hits, name of the member that answered)``."""
+    async def search_chain(
+        self,
+        query: SearchQuery,
+        *,
+        deadline: float,
+        cooldowns: Cooldowns | None,
+        failures: list[ProviderFailure] | None = None,
+    ) -> ProviderAnswer:
+        """Return ``(hits, name of the member that answered)``; members that failed go to ``failures``."""
         raise NotImplementedError
 
     async def search(self, query: SearchQuery, *, deadline: float) -> Sequence[RawHit]:
@@ -84,12 +91,20 @@ def _translate(exc: Exception, name: str) -> PagewardenError:
 
 
 async def call_provider(
-    provider: object, query: SearchQuery, *, deadline: float, cooldowns: Cooldowns | None
+    provider: object,
+    query: SearchQuery,
+    *,
+    deadline: float,
+    cooldowns: Cooldowns | None,
+    failures: list[ProviderFailure] | None = None,
 ) -> ProviderAnswer:
-    """Run one provider (or chain) under the cooldown rules; return ``(shape-checked hits, answering name)``."""
+    """Run one provider (or chain) under the cooldown rules; return ``(shape-checked hits, answering name)``.
+
+    A chain records the members that failed on the way into ``failures`` (when given).
+    """
     name = check_provider(provider)
     if isinstance(provider, ChainProvider):
-        return await provider.search_chain(query, deadline=deadline, cooldowns=cooldowns)
+        return await provider.search_chain(query, deadline=deadline, cooldowns=cooldowns, failures=failures)
     if cooldowns is not None:
         cooldowns.check(name)
     try:

@@ -67,6 +67,7 @@ from .._errors import (
     UpstreamHTTP,
 )
 from .calling import check_name
+from .fused import DDGS_UPSTREAM_INDEX
 from .normalize import MAX_PROVIDER_ITEMS
 from .types import RawHit, SearchQuery
 
@@ -205,6 +206,11 @@ class DdgsProvider:
 
     def __repr__(self) -> str:
         return f"DdgsProvider(name={self.name!r}, backend={self.backend!r})"
+
+    @property
+    def upstream_index(self) -> str:
+        """The index this backend serves (for de-correlation in :func:`~pagewarden.fused`)."""
+        return DDGS_UPSTREAM_INDEX.get(self.backend, f"ddgs:{self.backend}")
 
     def _run(self, text: str, region: str, safesearch: str, timelimit: str | None, seconds: int) -> list[RawHit]:
         """The blocking part, run in a worker thread; raises only PagewardenError."""

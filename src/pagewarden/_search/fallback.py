@@ -34,9 +34,9 @@ from .._errors import (
 )
 from .calling import ChainProvider, ProviderAnswer, call_provider, check_name, check_provider
 from .cooldown import Cooldowns
-from .types import SearchProvider, SearchQuery
+from .types import ProviderFailure, SearchProvider, SearchQuery
 
-__all__ = ["FallbackProvider", "advances", "fallback"]
+__all__ = ["FallbackProvider", "advances", "fallback", "most_informative"]
 
 MAX_MEMBERS = 16
 # Higher is more informative.
@@ -61,6 +61,15 @@ def _weight(exc: PagewardenError) -> int:
     return next((weight for cls, weight in _WEIGHT if isinstance(exc, cls)), 0)
 
 
+def most_informative(failures: list[PagewardenError]) -> PagewardenError:
+    """The failure to raise when every member failed (ties go to the later one)."""
+    best = failures[0]
+    for failure in failures[1:]:
+        if _weight(failure) >= _weight(best):
+            best = failure
+    return best
+
+
 class FallbackProvider(ChainProvider):
     """Providers tried in order; see the module docstring."""
 
@@ -68,21 +77,36 @@ class FallbackProvider(ChainProvider):
         self.providers = providers
         self.name = name
 
-    async def search_chain(self, query: SearchQuery, *, deadline: float, cooldowns: Cooldowns | None) -> ProviderAnswer:
+    async def search_chain(
+        self,
+        query: SearchQuery,
+        *,
+        deadline: float,
+        cooldowns: Cooldowns | None,
+        failures: list[ProviderFailure] | None = None,
+    ) -> ProviderAnswer:
         """Ask each member in turn until one answers (an empty answer included)."""
-        failures: list[PagewardenError] = []
+        seen: list[PagewardenError] = []
         for provider in self.providers:
             try:
-                return await call_provider(provider, query, deadline=deadline, cooldowns=cooldowns)
+                answer = await call_provider(provider, query, deadline=deadline, cooldowns=cooldowns, failures=failures)
             except PagewardenError as exc:
                 if not advances(exc):
                     raise
-                failures.append(exc)
-        best = failures[0]
-        for failure in failures[1:]:
-            if _weight(failure) >= _weight(best):
-                best = failure
-        raise best
+                seen.append(exc)
+                if failures is not None:
+                    failures.append(
+                        ProviderFailure(
+                            provider=getattr(provider, "name", "?"),
+                            code=exc.code.value,
+                            reason=exc.reason,
+                            retryable=exc.retryable,
+                            retry_after=exc.retry_after,
+                        )
+                    )
+                continue
+            return answer
+        raise most_informative(seen)
 
     def __repr__(self) -> str:
         return f"FallbackProvider(name={self.name!r})"

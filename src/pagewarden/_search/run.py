@@ -29,7 +29,7 @@ from .._guard import Severity, guard_text
 from .calling import call_provider, check_provider
 from .cooldown import Cooldowns
 from .normalize import CandidateHit, normalize_hits
-from .types import SearchHit, SearchProvider, SearchQuery, SearchResults
+from .types import ProviderFailure, SearchHit, SearchProvider, SearchQuery, SearchResults
 
 __all__ = ["DEFAULT_SEARCH_TIMEOUT", "guard_hit", "run_search"]
 
@@ -98,10 +98,13 @@ async def run_search(
     """
     seconds = _check_arguments(query, timeout, cooldowns, profile)
     check_provider(provider)
+    failures: list[ProviderFailure] = []
     try:
         with anyio.fail_after(seconds):
             deadline = anyio.current_effective_deadline()
-            raw, answered_by = await call_provider(provider, query, deadline=deadline, cooldowns=cooldowns)
+            raw, answered_by = await call_provider(
+                provider, query, deadline=deadline, cooldowns=cooldowns, failures=failures
+            )
     except TimeoutError:
         raise Timeout("the search did not finish in time", reason="search_deadline_exceeded", stage="search") from None
     candidates = normalize_hits(raw, config)
@@ -124,4 +127,6 @@ async def run_search(
                 provider=answered_by,
             )
         )
-    return SearchResults(query=query, hits=tuple(hits), withheld=withheld, provider=answered_by)
+    return SearchResults(
+        query=query, hits=tuple(hits), withheld=withheld, provider=answered_by, failures=tuple(failures)
+    )

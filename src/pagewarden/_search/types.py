@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 __all__ = [
     "SAFE_SEARCH_LEVELS",
     "TIME_RANGES",
+    "ProviderFailure",
     "RawHit",
     "SafeSearch",
     "SearchHit",
@@ -95,6 +96,35 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ProviderFailure:
+    """One member of a fused or fallback provider that failed while the search as a whole answered.
+
+    Attributes:
+        provider: the member's name.
+        code: the failure's stable error code (``RATE_LIMITED``, ``TIMEOUT``, ...).
+        reason: its named reason, if any.
+        retryable: whether asking that member again later can succeed.
+        retry_after: seconds to wait before asking it again, if known.
+    """
+
+    provider: str
+    code: str
+    reason: str | None
+    retryable: bool
+    retry_after: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "provider": self.provider,
+            "code": self.code,
+            "reason": self.reason,
+            "retryable": self.retryable,
+            "retry_after": self.retry_after,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResults:
     """The outcome of one search: normalized, guarded hits.
 
@@ -104,13 +134,16 @@ class SearchResults:
         withheld: how many inspected hits the guard withheld (a high or
             critical finding in the title, snippet or URL).
         provider: the name of the provider that answered (in a fallback
-            chain, the member that succeeded).
+            chain, the member that succeeded; for a fused provider, its own name).
+        failures: the members of a fused or fallback provider that failed
+            although the search answered (partial results), in the order seen.
     """
 
     query: SearchQuery
     hits: tuple[SearchHit, ...]
     withheld: int
     provider: str
+    failures: tuple[ProviderFailure, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -119,6 +152,7 @@ class SearchResults:
             "provider": self.provider,
             "hits": [hit.to_dict() for hit in self.hits],
             "withheld": self.withheld,
+            **({"failures": [failure.to_dict() for failure in self.failures]} if self.failures else {}),
         }
 
 
