@@ -100,7 +100,7 @@ async def test_cdp_calls_use_an_isolated_world_without_universal_access() -> Non
     assert 0 < evaluate["timeout"] < 2000
     assert "(function pagewardenSnapshot(options)" in evaluate["expression"]
     assert evaluate["expression"].endswith(
-        '({"maxNodes": 100000, "maxChars": 2000000, "maxDepth": 512, "timeoutMs": 1400})'
+        '({"maxNodes": 100000, "maxChars": 2000000, "maxDepth": 512, "timeoutMs": 1400, "finishWithinMs": 5000})'
     )
     assert session.detached == 1
     assert snap == Snapshot(

@@ -1,6 +1,7 @@
 """Snapshot a rendered page with per-text visibility, judged in an isolated world.
 
-:func:`snapshot` runs ``visibility.js`` (package data) through CDP in an
+:func:`snapshot` runs the visibility script (package data: the files of
+``visibility_js/``, one per concern, concatenated in :data:`_PARTS` order) through CDP in an
 isolated world created for the page's main frame (``Page.createIsolatedWorld``
 plus ``Runtime.evaluate`` with its ``contextId``). That world shares the DOM
 and layout with the page but not its JavaScript globals, so a page that
@@ -9,8 +10,16 @@ replaces ``getComputedStyle``, ``getBoundingClientRect``, ``Node`` getters or
 Playwright-python has no "evaluate in the utility world" API yet
 (microsoft/playwright PR #42635 adds one upstream); CDP is the way today.
 
+Before the walk, running animations and CSS transitions that end within
+:data:`FINISH_WITHIN_SECONDS` are finished (``Animation.finish()``), so the
+snapshot judges a page that fades its content in, or out, by its end state
+rather than mid-way: content that ends visible is read, content that ends
+hidden (a fade-out, a fade-in without a forwards fill, an element whose own
+opacity is 0) stays hidden. Animations that never end, end later, are paused
+or follow a scroll timeline are judged as they stand.
+
 The script walks the document once and builds a serialized *copy* of the DOM;
-the live DOM is never modified. In that copy:
+the live DOM is never modified (finishing an animation changes no node). In that copy:
 
 * an element judged hidden carries ``data-pagewarden-hidden="<reason>"``;
   hidden text inside an element that also shows visible content is wrapped in
@@ -89,6 +98,7 @@ if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Page
 
 __all__ = [
+    "FINISH_WITHIN_SECONDS",
     "HIDDEN_ATTRIBUTE",
     "HIDDEN_REASONS",
     "LIMITATIONS",
@@ -130,7 +140,13 @@ LIMITATIONS: Final[tuple[str, ...]] = (
     "Text covered by another element (an overlay) is not detected as hidden.",
     "Text contrast is not judged over background images or gradients.",
     "Visibility is judged once; the page can change after the snapshot.",
+    "Animations ending within a few seconds are judged by their end state; endless or longer ones as they stand.",
 )
+# Running animations and transitions that end within this many seconds are judged by their end state
+# (see the module docstring): what a person sees a moment after the page settled.
+FINISH_WITHIN_SECONDS: Final = 5.0
+# The script's files, concatenated in this order (setup.js opens the function, walk.js closes it).
+_PARTS: Final = ("setup.js", "animations.js", "geometry.js", "output.js", "colour.js", "judge.js", "walk.js")
 
 # Share of the caller's timeout given to the in-page walk before it stops on
 # its own, and to CDP's hard termination of the evaluation; the rest is left
@@ -177,11 +193,15 @@ class Snapshot:
 
 @functools.cache
 def _script() -> str:
-    return importlib.resources.files(__package__).joinpath("visibility.js").read_text(encoding="utf-8")
+    folder = importlib.resources.files(__package__).joinpath("visibility_js")
+    return "".join(folder.joinpath(name).read_text(encoding="utf-8") for name in _PARTS)
 
 
 def _expression(max_nodes: int, max_html_chars: int, max_depth: int, soft_ms: int) -> str:
-    options = {"maxNodes": max_nodes, "maxChars": max_html_chars, "maxDepth": max_depth, "timeoutMs": soft_ms}
+    options = {
+        "maxNodes": max_nodes, "maxChars": max_html_chars, "maxDepth": max_depth, "timeoutMs": soft_ms,
+        "finishWithinMs": int(FINISH_WITHIN_SECONDS * 1000),
+    }
     return f"({_script().strip().rstrip(';')})({json.dumps(options)})"
 
 
