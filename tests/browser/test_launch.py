@@ -7,21 +7,19 @@ from pathlib import Path
 import pytest
 from playwright.async_api import async_playwright
 
-from pagewarden._browser import proxy_launch
 from pagewarden._browser.config import BrowserConfig
 from pagewarden._browser.discovery import find_chromium
-from pagewarden._browser.launch import (
+from pagewarden._browser.launch import build_chromium_args, build_launch_options, check_sandbox, new_marker
+from pagewarden._browser.processes import find_marked_process, kill_group
+from pagewarden._egress import attach
+from pagewarden._egress.chromium import (
+    EGRESS_ARGS,
     LOOPBACK_BYPASS,
     LOOPBACK_ENV,
     ProxyEndpoint,
-    build_chromium_args,
     build_context_proxy,
-    build_launch_options,
     check_environment,
-    check_sandbox,
-    new_marker,
 )
-from pagewarden._browser.processes import find_marked_process, kill_group
 from pagewarden._errors import ConfigMissing
 from tests.browser.pool_support import AS_ROOT, chromium_available
 
@@ -61,18 +59,17 @@ def test_proxy_option_removes_loopback_bypass() -> None:
 
 
 def test_proxy_launch_uses_the_same_definition() -> None:
-    """The proxy's launch_args flags, bypass and variable name are the pool's own, defined once in launch.py."""
+    """The pool's launch switches and the proxy's launch_args are the same, defined once in _egress.chromium."""
     marker = new_marker()
-    assert build_chromium_args(ENDPOINT, marker) == [*proxy_launch.EGRESS_ARGS, marker]
-    assert proxy_launch.LOOPBACK_BYPASS is LOOPBACK_BYPASS
-    assert proxy_launch.LOOPBACK_OPT_OUT_ENV is LOOPBACK_ENV
+    assert build_chromium_args(ENDPOINT, marker) == [*EGRESS_ARGS, marker]
+    assert attach.LOOPBACK_OPT_OUT_ENV is LOOPBACK_ENV
     assert build_context_proxy(ENDPOINT)["bypass"] == LOOPBACK_BYPASS
 
 
 def test_proxy_launch_keeps_its_reason() -> None:
-    """The shared environment check still reports proxy_launch's documented reason through its helper."""
+    """The shared environment check still reports attach's documented reason through its helper."""
     with pytest.raises(ConfigMissing) as caught:
-        proxy_launch.check_loopback_proxied({LOOPBACK_ENV: "1"})
+        attach.check_loopback_proxied({LOOPBACK_ENV: "1"})
     assert caught.value.reason == "proxied_loopback_disabled"
 
 

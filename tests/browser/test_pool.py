@@ -14,10 +14,10 @@ import anyio
 import pytest
 
 from pagewarden._browser.fresh import FreshContext
-from pagewarden._browser.launch import LOOPBACK_ENV
 from pagewarden._browser.pool import BrowserPool
 from pagewarden._browser.processes import group_members
 from pagewarden._browser.render import render
+from pagewarden._egress import LOOPBACK_ENV
 from pagewarden._errors import ConfigMissing, NetworkError, PagewardenError, RateLimited
 from tests.browser.pool_support import (
     HTML,

@@ -28,10 +28,11 @@ import anyio.abc
 from anyio.abc import SocketAttribute
 
 from .._config import ReaderConfig
+from .._egress import check_environment
 from .._errors import PagewardenError
 from .config import BrowserConfig
 from .discovery import find_chromium
-from .launch import check_environment, check_sandbox
+from .launch import check_sandbox
 from .policy import BUILTIN_POLICIES, load_policy
 from .pool import BrowserPool
 from .render import render

@@ -8,7 +8,7 @@ that *before* a read needs it, so the pool can keep one ready
 
 What makes this safe is that nothing is shared: a fresh context is
 non-persistent, gets its own proxy credentials (a new
-:class:`~.proxy_session.ProxySession`) and is attached to exactly one read
+:class:`~pagewarden._egress.ProxySession`) and is attached to exactly one read
 (:meth:`FreshContext.attach` refuses a second), then closed with its
 credentials revoked. Until a read is attached the context has only
 ``about:blank``; should anything still try to load, every routed request is
@@ -40,10 +40,9 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from .._egress import PinningProxy, ProxySession
 from .._errors import UnknownError
 from .policy import BrowserPolicy
-from .proxy import PinningProxy
-from .proxy_session import ProxySession
 from .routing import ABORT_ERROR_CODE, PageGuard, init_script
 from .settle import OBSERVER_SOURCE
 

@@ -45,15 +45,15 @@ import anyio
 from playwright.async_api import Browser, BrowserContext, Error, async_playwright
 
 from .._config import ReaderConfig
+from .._egress import PinningProxy, ProxyEndpoint, check_environment
 from .._errors import ConfigMissing, NetworkError, PagewardenError, RateLimited
 from .boundary import launch_error
 from .config import BrowserConfig
 from .discovery import BrowserExecutable, find_chromium
 from .fresh import FreshContext
-from .launch import ProxyEndpoint, build_launch_options, check_environment, check_sandbox, new_marker
+from .launch import build_launch_options, check_sandbox, new_marker
 from .policy import BrowserPolicy, load_policy
 from .processes import find_marked_process, kill_group
-from .proxy import PinningProxy
 
 __all__ = ["BrowserPool", "Lease", "ProxyFactory"]
 
@@ -359,7 +359,7 @@ class BrowserPool:
         reader_config: the reader's config; the proxy and the routing policy
             apply its address policy and ``unsafe_allow_destinations``.
         proxy_factory: builds each browser's egress proxy (default: the
-            DNS-pinning :class:`~.proxy.PinningProxy`).
+            DNS-pinning :class:`~pagewarden._egress.PinningProxy`).
         environ: the environment for discovery and Chromium (default ``os.environ``).
         prewarm: keep the next read's fresh context ready ahead of time
             (one spare per browser; each context still serves one read).

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import anyio
 import anyio.to_thread
 
-from ._config import (
+from .._config import (
     RENDER_MODES,
     REQUESTED_USES,
     ReaderConfig,
@@ -37,27 +37,28 @@ from ._config import (
     check_max_characters,
     check_timeout,
 )
-from ._document import Document, FetchInfo, SecurityReport, Timings
-from ._errors import ConfigMissing, ContentInsufficient, InvalidInput, PagewardenError, Timeout
-from ._guard.extra import collect_extra_reports, implied_decision, merge_reports
-from ._guard.report import Decision, GuardReport
-from ._net import FetchedResponse, fetch, parse_target
-from ._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
-from ._search.cache import ResultCache
-from ._search.cooldown import Cooldowns
-from ._search.query import validate_query
-from ._search.run import run_search
-from ._search.search_and_read import SearchAndReadResult, check_concurrency, search_then_read
-from ._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
+from .._document import Document, FetchInfo, SecurityReport, Timings
+from .._errors import ConfigMissing, ContentInsufficient, InvalidInput, Timeout
+from .._guard.extra import collect_extra_reports, implied_decision, merge_reports
+from .._guard.report import Decision, GuardReport
+from .._net import FetchedResponse, fetch
+from .._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
+from .._search.cache import SearchCache
+from .._search.cooldown import Cooldowns
+from .._search.query import validate_query
+from .._search.run import run_search
+from .._search.search_and_read import SearchAndReadResult, check_concurrency, search_then_read
+from .._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
+from .documents import DocumentCache
 
 if TYPE_CHECKING:
-    from ._tools.audit import Writable
-    from ._tools.budget import ToolBudget
-    from ._tools.toolset import Toolset
+    from .._tools.audit import Writable
+    from .._tools.budget import ToolBudget
+    from .._tools.toolset import Toolset
 
     AuditLog = str | os.PathLike[str] | Writable
-    from ._browser.pool import BrowserPool
-    from ._browser.render import RenderedPage
+    from .._browser.pool import BrowserPool
+    from .._browser.render import RenderedPage
 
 __all__ = ["AsyncReader"]
 
@@ -85,9 +86,8 @@ class AsyncReader:
         self._config = base.replace(**options) if options else base
         self._closed = False
         self._pool: BrowserPool | None = None
-        cache = self._config.cache
-        self._documents: ResultCache[Document] = ResultCache(cache.max_entries, cache.document_ttl)
-        self._searches: ResultCache[SearchResults] = ResultCache(cache.max_entries, cache.search_ttl)
+        self._documents = DocumentCache(self._config)
+        self._searches = SearchCache(self._config.cache)
         self._cooldowns = Cooldowns()
 
     @property
@@ -112,7 +112,7 @@ class AsyncReader:
         """Model-facing tools over this reader: ``web_search`` (when a provider is configured),
         ``fetch_content`` and ``fetch_more``, with definitions for the major model APIs and a safe
         ``execute``. See docs/tools.md."""
-        from ._tools import toolset_for
+        from .._tools import toolset_for
 
         return toolset_for(self, budget=budget, audit_log=audit_log)
 
@@ -173,11 +173,11 @@ class AsyncReader:
         use = check_choice("requested_use", requested_use, REQUESTED_USES)
         limit = check_max_characters(self._config.max_characters if max_characters is None else max_characters)
         deadline = check_timeout(self._config.timeout if timeout is None else timeout)
-        key = self._document_key(url, mode, use, limit)
+        key = self._documents.key(url, mode, use, limit)
         work = partial(self._read_uncached, url, mode, use, limit)
         try:
             with anyio.fail_after(deadline):
-                document = await (work() if key is None else self._documents.get_or_run(key, work))
+                document = await self._documents.read(key, work)
         except TimeoutError:
             raise Timeout(
                 f"the read did not finish within {deadline:g} s", reason="read_deadline", url=url, stage="read"
@@ -189,17 +189,6 @@ class AsyncReader:
     def _check_open(self) -> None:
         if self._closed:
             raise ConfigMissing("the reader is closed", reason="reader_closed")
-
-    def _document_key(self, url: str, mode: str, use: str, limit: int) -> tuple[object, ...] | None:
-        if not self._documents.enabled:
-            return None
-        try:
-            target = parse_target(url, self._config)
-        except PagewardenError:
-            # Not cacheable; the uncached read raises the very same refusal.
-            return None
-        config = self._config
-        return (target.url, target.fragment, mode, limit, use, config.guard_profile, config.on_guard)
 
     async def _read_uncached(self, url: str, mode: str, use: str, limit: int) -> Document:
         started = time.perf_counter()
@@ -271,14 +260,13 @@ class AsyncReader:
 
     async def _search(self, provider: SearchProvider, query: SearchQuery, seconds: float) -> SearchResults:
         profile = self._config.guard_profile
-        key = (provider.name, query, profile)
         work = partial(
             run_search, provider, query, timeout=seconds, cooldowns=self._cooldowns, profile=profile,
             config=self._config,
         )
         try:
             with anyio.fail_after(seconds):
-                return await self._searches.get_or_run(key, work)
+                return await self._searches.search(provider, query, profile, work)
         except TimeoutError:
             raise Timeout(
                 f"the search did not finish within {seconds:g} s", reason="search_deadline", stage="search"
@@ -351,7 +339,7 @@ class AsyncReader:
     def _browser_pool(self) -> BrowserPool:
         if self._pool is None:
             # Imported here: Playwright is only loaded when a read needs it.
-            from ._browser.pool import BrowserPool
+            from .._browser.pool import BrowserPool
 
             self._pool = BrowserPool(self._config.browser, self._config)
         return self._pool
@@ -367,7 +355,7 @@ class AsyncReader:
         static: FetchedResponse | None = None,
         when_unavailable: ContentInsufficient | None = None,
     ) -> Document:
-        from ._browser.render import render
+        from .._browser.render import render
 
         render_started = time.perf_counter()
         try:

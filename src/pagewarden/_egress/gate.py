@@ -29,9 +29,9 @@ from .._config import ReaderConfig
 from .._errors import InvalidInput, NetworkError, PagewardenError, Timeout, UnsafeURL
 from .._net.pinned import PinnedBackend
 from .._net.urls import Target
-from .proxy_http import header_values
-from .proxy_launch import LISTEN_HOST
-from .proxy_policy import (
+from .chromium import LISTEN_HOST
+from .http1 import header_values
+from .policy import (
     CONNECT_PORT,
     HTTP_PORT,
     is_refused_host,

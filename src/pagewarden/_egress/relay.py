@@ -31,7 +31,7 @@ import httpcore
 
 from .._errors import ResponseTooLarge, UpstreamHTTP
 from .._net.urls import Target
-from .proxy_http import check_header_bounds, forwardable_headers, header_values
+from .http1 import check_header_bounds, forwardable_headers, header_values
 
 __all__ = ["RelayLimits", "RelayStats", "forward_http", "run_tunnel"]
 

@@ -13,15 +13,15 @@ every request:
    with the ``username``/``password`` of the ``proxy=`` setting;
 3. refuses Chromium's background hosts, then applies the static path's
    intake, sensitive-query check, single resolution and address deny table
-   (:mod:`.proxy_policy`): 403 on a policy refusal, 405 for methods other
+   (:mod:`.policy`): 403 on a policy refusal, 405 for methods other
    than GET/HEAD, 400 for a request body or a malformed request;
 4. dials only a validated address through the static path's
    :class:`~pagewarden._net.pinned.PinnedBackend` (nothing resolves twice, so
    DNS rebinding cannot move the connection); failures answer 502;
 5. tunnels (CONNECT, port 443) or forwards (absolute-form ``http://``, port
-   80) with the caps and timeouts of :mod:`.proxy_relay`.
+   80) with the caps and timeouts of :mod:`.relay`.
 
-Every refusal lands in a bounded :class:`~.proxy_ledger.RefusalLedger`: the
+Every refusal lands in a bounded :class:`~.ledger.RefusalLedger`: the
 proxy's own, and the session's when the request carried a session's
 credentials (:meth:`PinningProxy.new_session`, one per browser context). The
 proxy never logs or echoes header values or bodies.
@@ -30,7 +30,7 @@ Lifecycle: ``async with PinningProxy(config) as proxy`` or, for an owner with
 a long-lived task group, ``await group.start(proxy.serve)`` and later
 ``await proxy.aclose()`` from any task. Closing cancels every connection;
 no task outlives :meth:`aclose`. See ``docs/egress.md`` for the Chromium
-launch settings that go with it (:mod:`.proxy_launch`).
+launch settings that go with it (:mod:`.chromium`, :mod:`.attach`).
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ from anyio.abc import SocketAttribute
 from .._config import ReaderConfig
 from .._errors import ConfigMissing, InvalidInput, PagewardenError, RateLimited, ResponseTooLarge, Timeout, UpstreamHTTP
 from .._net.urls import Target
-from .proxy_http import check_header_bounds, read_request_head, refusal_reply
-from .proxy_launch import LISTEN_HOST
-from .proxy_ledger import LEDGER_SIZE, RefusalLedger, RequestKind
-from .proxy_policy import DEFAULT_BACKGROUND_HOSTS, check_refused_host_patterns, is_refused_host
-from .proxy_relay import RelayLimits, RelayStats, forward_http, run_tunnel
-from .proxy_session import ProxySession, authenticate
-from .proxy_upstream import ParsedRequest, check_request, dial, parse_request, status_for
+from .chromium import LISTEN_HOST
+from .gate import ParsedRequest, check_request, dial, parse_request, status_for
+from .http1 import check_header_bounds, read_request_head, refusal_reply
+from .ledger import LEDGER_SIZE, RefusalLedger, RequestKind
+from .policy import DEFAULT_BACKGROUND_HOSTS, check_refused_host_patterns, is_refused_host
+from .relay import RelayLimits, RelayStats, forward_http, run_tunnel
+from .sessions import ProxySession, authenticate
 
 __all__ = ["DEFAULT_BACKGROUND_HOSTS", "PinningProxy", "ProxySession"]
 
@@ -244,7 +244,8 @@ class PinningProxy:
             self._stopped.set()
 
     # -- bookkeeping used by ProxySession ---------------------------------------------
-    def _forget(self, session: ProxySession) -> None:
+    def release(self, session: ProxySession) -> None:
+        """Forget ``session`` and cut its live connections (called by :meth:`ProxySession.revoke`)."""
         if session is not self._main:
             self._sessions.pop(session.username, None)
         for scope, owner in list(self._live.items()):

@@ -7,7 +7,7 @@ import time
 import anyio
 import pytest
 
-from tests.browser.test_proxy_helpers import (
+from tests.egress.proxy_support import (
     auth_line,
     config_for,
     connect_bytes,

@@ -9,14 +9,15 @@ from typing import Any
 import anyio
 import pytest
 
-from pagewarden._browser import proxy as proxy_module
-from pagewarden._browser.proxy import PinningProxy
-from pagewarden._browser.proxy_launch import EGRESS_ARGS, LOOPBACK_OPT_OUT_ENV, context_proxy, launch_args
-from pagewarden._browser.proxy_ledger import RefusalLedger, safe_host
-from pagewarden._browser.proxy_policy import DEFAULT_BACKGROUND_HOSTS, is_refused_host
-from pagewarden._browser.proxy_relay import forward_http as real_forward_http
+from pagewarden._egress import PinningProxy
+from pagewarden._egress import server as proxy_module
+from pagewarden._egress.attach import LOOPBACK_OPT_OUT_ENV, context_proxy, launch_args
+from pagewarden._egress.chromium import EGRESS_ARGS
+from pagewarden._egress.ledger import RefusalLedger, safe_host
+from pagewarden._egress.policy import DEFAULT_BACKGROUND_HOSTS, is_refused_host
+from pagewarden._egress.relay import forward_http as real_forward_http
 from pagewarden._errors import ConfigMissing, InvalidInput
-from tests.browser.test_proxy_helpers import (
+from tests.egress.proxy_support import (
     auth_line,
     config_for,
     connect_bytes,

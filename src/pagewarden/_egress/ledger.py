@@ -1,6 +1,6 @@
 """What the pinning proxy refused: a bounded ledger plus exact counters.
 
-Every refusal of :mod:`pagewarden._browser.proxy` (a 403 policy decision, a
+Every refusal of :mod:`pagewarden._egress.server` (a 403 policy decision, a
 407 with wrong credentials, a 502 upstream failure, a cut connection) is
 written here as a :class:`Refusal`. The ledger keeps the last
 :data:`LEDGER_SIZE` entries (older ones fall off, so a page that floods the

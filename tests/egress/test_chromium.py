@@ -8,9 +8,9 @@ import pytest
 from playwright.async_api import async_playwright
 
 from pagewarden._browser.discovery import find_chromium
-from pagewarden._browser.proxy_launch import launch_args
+from pagewarden._egress import launch_args
 from pagewarden._errors import ConfigMissing
-from tests.browser.test_proxy_helpers import config_for, running_proxy
+from tests.egress.proxy_support import config_for, running_proxy
 from tests.support.server import FixtureServer
 from tests.support.tripwire import SocketTripwire
 

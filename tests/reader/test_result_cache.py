@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 import pagewarden
-from pagewarden._search.cache import ResultCache
+from pagewarden._cache import ResultCache
 
 
 class Clock:

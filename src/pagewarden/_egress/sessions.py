@@ -1,7 +1,7 @@
 """Per-context credentials of the pinning proxy, with their own refusal ledger.
 
 Each browser context gets a :class:`ProxySession` from
-:meth:`PinningProxy.new_session <pagewarden._browser.proxy.PinningProxy.new_session>`:
+:meth:`PinningProxy.new_session <pagewarden._egress.server.PinningProxy.new_session>`:
 a random user name and password (Playwright passes them per context with
 ``browser.new_context(proxy=session.proxy_settings())``; Chromium keeps a
 proxy-auth cache per context, so the credentials never cross contexts), an
@@ -17,18 +17,33 @@ import binascii
 import hmac
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from .proxy_http import header_values
-from .proxy_launch import LOOPBACK_BYPASS
-from .proxy_ledger import RefusalLedger
+from .chromium import LOOPBACK_BYPASS
+from .http1 import header_values
+from .ledger import RefusalLedger
 
 if TYPE_CHECKING:
     from playwright.async_api import ProxySettings
 
-    from .proxy import PinningProxy
+__all__ = ["ProxySession", "SessionIssuer", "authenticate"]
 
-__all__ = ["ProxySession", "authenticate"]
+
+class SessionIssuer(Protocol):
+    """What a session needs from the proxy that issued it (a :class:`~.server.PinningProxy`).
+
+    A protocol rather than an import, so the proxy depends on its sessions and
+    never the other way round.
+    """
+
+    @property
+    def server(self) -> str:
+        """The proxy URL Chromium is given (no credentials in it)."""
+        ...
+
+    def release(self, session: ProxySession) -> None:
+        """Stop accepting ``session``'s credentials and cut its live connections."""
+        ...
 
 
 class ProxySession:
@@ -44,7 +59,7 @@ class ProxySession:
         closed: the credentials no longer work.
     """
 
-    def __init__(self, proxy: PinningProxy, ledger: RefusalLedger, deadline: float | None) -> None:
+    def __init__(self, proxy: SessionIssuer, ledger: RefusalLedger, deadline: float | None) -> None:
         self.username = "pw-" + secrets.token_hex(8)
         self.password = secrets.token_urlsafe(24)
         self.ledger = ledger
@@ -78,7 +93,7 @@ class ProxySession:
         """Make the credentials stop working and cut this session's live connections (idempotent)."""
         if not self.closed:
             self.closed = True
-            self._proxy._forget(self)
+            self._proxy.release(self)
 
     async def aclose(self) -> None:
         """Async spelling of :meth:`revoke`, for ``async with`` style owners."""

@@ -1,8 +1,7 @@
 """Helpers shared by the pinning-proxy tests (no tests here).
 
-The file is named ``test_proxy_*`` only because that is the set of test files
-this part of the suite owns; it holds plain functions and context managers,
-not fixtures, so importing them is explicit.
+It holds plain functions and context managers, not fixtures, so importing
+them is explicit.
 
 Every test reaches the proxy with a raw loopback socket (or httpx pointed at
 the proxy), which the socket tripwire allows only for the proxy's own port;
@@ -20,7 +19,7 @@ from typing import Any
 import anyio
 
 from pagewarden import ReaderConfig
-from pagewarden._browser.proxy import PinningProxy, ProxySession
+from pagewarden._egress import PinningProxy, ProxySession
 from pagewarden._protocols import Resolver
 from tests.support.server import FixtureServer
 from tests.support.tripwire import SocketTripwire

@@ -1,15 +1,9 @@
-"""The proxy's view of Chromium's launch settings: its listen address and ``launch_args``.
+"""For callers that launch Chromium themselves: the egress settings for a running proxy.
 
-The settings themselves (the egress switches, the ``<-loopback>`` bypass, the
-environment check) are defined once, in :mod:`.launch`, which the pool
-launches with; this module only adapts them to a running
-:class:`~.proxy.PinningProxy` for callers that launch Chromium themselves
-(see ``docs/egress.md``). Why each setting is there is explained in
-:mod:`.launch` and in the measurements of ``browser-egress-facts.md``.
-
-:data:`LISTEN_HOST` is the literal ``127.0.0.1``, never ``localhost``:
-``--host-resolver-rules`` maps every name to NOTFOUND except the proxy's own
-address, so the proxy must be reachable as an IP literal.
+The settings are defined once, in :mod:`.chromium`; this module only adapts
+them to a running :class:`~.server.PinningProxy` (``launch_args``) and to a
+per-context :class:`~.sessions.ProxySession` (``context_proxy``). See
+``docs/egress.md``.
 """
 
 from __future__ import annotations
@@ -18,18 +12,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, TypedDict
 
 from .._errors import ConfigMissing
-from .launch import LOOPBACK_BYPASS, LOOPBACK_ENV, ProxyEndpoint, build_context_proxy, check_environment, egress_args
+from .chromium import EGRESS_ARGS, LISTEN_HOST, LOOPBACK_ENV, ProxyEndpoint, build_context_proxy, check_environment
 
 if TYPE_CHECKING:
     from playwright.async_api import ProxySettings
 
-    from .proxy import PinningProxy
-    from .proxy_session import ProxySession
+    from .server import PinningProxy
+    from .sessions import ProxySession
 
 __all__ = [
-    "EGRESS_ARGS",
-    "LISTEN_HOST",
-    "LOOPBACK_BYPASS",
     "LOOPBACK_OPT_OUT_ENV",
     "EgressLaunchSettings",
     "check_loopback_proxied",
@@ -37,10 +28,7 @@ __all__ = [
     "launch_args",
 ]
 
-LISTEN_HOST: Final = "127.0.0.1"
 LOOPBACK_OPT_OUT_ENV: Final = LOOPBACK_ENV
-# The same switches the pool passes (launch.egress_args), for a proxy on LISTEN_HOST.
-EGRESS_ARGS: Final[tuple[str, ...]] = tuple(egress_args(LISTEN_HOST))
 
 
 class EgressLaunchSettings(TypedDict):

@@ -7,8 +7,8 @@ import socket
 import httpx
 import pytest
 
-from pagewarden._browser.proxy import PinningProxy
-from tests.browser.test_proxy_helpers import (
+from pagewarden._egress import PinningProxy
+from tests.egress.proxy_support import (
     auth_line,
     config_for,
     exchange,
