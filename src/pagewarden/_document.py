@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ._guard.report import Decision, Finding
 
-__all__ = ["Document", "FetchInfo", "Metadata", "SecurityReport", "Timings"]
+__all__ = ["Document", "FetchInfo", "Metadata", "PageLinks", "SecurityReport", "Timings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,37 @@ class Metadata:
 
 
 @dataclass(frozen=True, slots=True)
+class PageLinks:
+    """Every link of the whole page (navigation included), for crawling.
+
+    :attr:`Document.links` lists the links of the readable content only; a
+    crawler also needs the menus, footers and pagination around it.
+
+    Attributes:
+        links: absolute ``http(s)`` URLs of ``<a href>`` and ``<area href>``
+            elements, in order, deduplicated, each accepted by the same
+            DNS-free URL policy as :attr:`Document.links` (canonical form), at
+            most ``limits.max_links``. A fragment route (``#/path`` or
+            ``#!/path``, as hash-routing apps link) is kept; any other
+            fragment (an in-page anchor) is removed, and a link that is only
+            an in-page anchor is not listed.
+        canonical: the page's ``<link rel="canonical">``, when the URL policy
+            accepts it.
+        refused: how many distinct ``http(s)`` links the URL policy refused
+            (private or special addresses, local names, refused ports,
+            credentials); links of other schemes are ignored, not counted.
+    """
+
+    links: tuple[str, ...] = ()
+    canonical: str | None = None
+    refused: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"links": list(self.links), "canonical": self.canonical, "refused": self.refused}
+
+
+@dataclass(frozen=True, slots=True)
 class SecurityReport:
     """The security facts of a document. Every document is untrusted and tainted.
 
@@ -154,6 +185,9 @@ class Document:
             ``max_characters``, ``on_guard`` and the rendering rules.
         fetch: how the page was obtained, see :class:`FetchInfo`.
         security: the guard's verdict, see :class:`SecurityReport`.
+        page_links: the links of the whole page (navigation included) for
+            crawling, see :class:`PageLinks`; empty for documents not built by
+            a read.
         unsafe_raw_markdown: the extractor's Markdown, untruncated, with live
             links and (for Markdown pages) images and HTML as the page wrote
             them, and never redacted. For trusted code only (auditing,
@@ -172,6 +206,7 @@ class Document:
     content_sha256: str
     fetch: FetchInfo
     security: SecurityReport = field(repr=False)
+    page_links: PageLinks = field(default_factory=PageLinks, repr=False)
     unsafe_raw_markdown: str = field(default="", repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -189,4 +224,5 @@ class Document:
             "content_sha256": self.content_sha256,
             "fetch": self.fetch.to_dict(),
             "security": self.security.to_dict(),
+            "page_links": self.page_links.to_dict(),
         }

@@ -12,12 +12,13 @@ is also short is denied, not escalated to the browser) and rendered.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import lxml.html
 
 from ._config import ReaderConfig
+from ._document import PageLinks
 from ._errors import ContentInsufficient, GuardDenied
 from ._extract import (
     ESCALATION_MAX_READABLE_CHARS,
@@ -27,6 +28,7 @@ from ._extract import (
     extract_plain,
     is_sufficient,
 )
+from ._extract.outlinks import page_links
 from ._extract.truncate import truncate_one
 from ._guard import BROWSER_HIDDEN_ATTRIBUTE
 from ._guard.extra import Inspection, inspect_html_source, inspect_text_source
@@ -63,6 +65,8 @@ class Rendered:
         links: the links of the content (links of withheld blocks left out).
         truncated: whether ``markdown`` or ``text`` was cut.
         extract_seconds: time spent extracting and rendering.
+        page_links: every link of the whole page, for crawling (empty when
+            the guard withheld blocks, whose links must not resurface).
     """
 
     extraction: Extraction
@@ -71,6 +75,7 @@ class Rendered:
     links: tuple[str, ...]
     truncated: bool
     extract_seconds: float
+    page_links: PageLinks = field(default_factory=PageLinks)
 
 
 def inspect_response(response: FetchedResponse, config: ReaderConfig, requested_use: str) -> Inspection:
@@ -204,11 +209,18 @@ def extract_response(
         block_filter=block_filter,
     )
     text, links = extraction.text, extraction.links
+    withheld = False
     if block_filter is not None:
         text, withheld_lines = redact_lines(text, block_filter)
-        if safe.withheld or withheld_lines:
+        withheld = bool(safe.withheld or withheld_lines)
+        if withheld:
             # Links that only occurred in withheld blocks must not resurface here.
             links = tuple(link for link in links if link in safe.all_links or link in text)
     text, text_cut = truncate_one(text, max_characters)
+    outlinks = PageLinks()
+    if inspection.tree is not None and not withheld:
+        # After extraction: for a rendered page the hidden-marked parts are gone.
+        outlinks = page_links(inspection.tree, url, partial(check_link, base_url=url, config=config),
+                              max_links=config.limits.max_links, max_href_chars=config.limits.max_url_chars)
     return Rendered(extraction, safe.markdown, text, links, safe.truncated or text_cut,
-                    time.perf_counter() - started)
+                    time.perf_counter() - started, outlinks)

@@ -54,21 +54,26 @@ class HostLimiter:
         return len(self._hosts)
 
     @asynccontextmanager
-    async def slot(self, host: str) -> AsyncIterator[None]:
-        """Hold one of ``host``'s slots, entered no sooner than ``min_delay`` after the previous start."""
+    async def slot(self, host: str, delay: float | None = None) -> AsyncIterator[None]:
+        """Hold one of ``host``'s slots, entered no sooner than ``min_delay`` after the previous start.
+
+        ``delay`` (a robots.txt ``Crawl-delay``) raises the spacing for this
+        start when it is longer than ``min_delay``.
+        """
+        spacing = max(self._min_delay, delay or 0.0)
         entry = self._hosts.get(host)
         if entry is None:
             entry = self._hosts[host] = _Host(anyio.Semaphore(self._per_host))
         entry.users += 1
         try:
             async with entry.slots:
-                if self._min_delay:
+                if spacing:
                     # The lock orders the waiters, so each start is spaced from the one before.
                     async with entry.lock:
                         wait = entry.next_start - time.monotonic()
                         if wait > 0:
                             await anyio.sleep(wait)
-                        entry.next_start = time.monotonic() + self._min_delay
+                        entry.next_start = time.monotonic() + spacing
                 yield
         finally:
             entry.users -= 1

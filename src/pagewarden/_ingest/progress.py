@@ -38,7 +38,7 @@ def status_line(stats: IngestStats) -> str:
     """One line: done/total, pages/s, failures by code, browser escalations, elapsed and remaining."""
     total = "?" if stats.total is None else str(stats.total)
     return (
-        f"pagewarden ingest: {stats.done}/{total} pages · {stats.rate:.1f} pages/s · ok {stats.ok} · "
+        f"pagewarden {stats.command}: {stats.done}/{total} pages · {stats.rate:.1f} pages/s · ok {stats.ok} · "
         f"failed {stats.failed} ({_failures(stats)}) · browser {stats.escalations} · "
         f"elapsed {format_duration(stats.elapsed)} · remaining {format_duration(stats.remaining)}"
     )
@@ -48,13 +48,14 @@ def summary_text(stats: IngestStats, out_path: str) -> str:
     """The end-of-run summary (also after Ctrl-C)."""
     head = "interrupted" if stats.interrupted else "done"
     lines = [
-        f"pagewarden ingest {head}: {stats.done} pages in {format_duration(stats.elapsed)} "
+        f"pagewarden {stats.command} {head}: {stats.done} pages in {format_duration(stats.elapsed)} "
         f"({stats.rate:.1f} pages/s) -> {out_path}",
         f"  ok {stats.ok} · failed {stats.failed} · browser escalations {stats.escalations}"
         + (f" · skipped (resume) {stats.skipped}" if stats.skipped else ""),
     ]
     for code, count in stats.failures.most_common():
         lines.append(f"  {code}: {count}")
+    lines.extend(stats.detail_lines())
     if stats.interrupted:
         lines.append("  run again with --resume to continue")
     return "\n".join(lines) + "\n"

@@ -18,8 +18,13 @@ What this module does:
   itself is always allowed.
 * Matching is on the URL's path and query, with non-ASCII characters and
   percent escapes normalised the same way in patterns and paths.
+* ``crawl-delay`` (not in the RFC, but widely used) is kept per group, like
+  the rules: the seconds of the group that applies, capped at
+  :data:`MAX_CRAWL_DELAY`; a value that is not a number is ignored.
+* ``sitemap`` lines apply to the whole file (they belong to no group): their
+  URLs are kept, at most :data:`MAX_SITEMAPS` of them, for the crawler.
 * Only the first :data:`MAX_ROBOTS_BYTES` (500 KiB, the RFC's minimum) are
-  parsed; other lines (``sitemap``, ``crawl-delay``, junk) are ignored.
+  parsed; other lines are ignored.
 """
 
 from __future__ import annotations
@@ -28,9 +33,14 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_ROBOTS_BYTES", "PRODUCT_TOKEN", "RobotsRules", "parse_robots", "robots_path"]
+__all__ = [
+    "MAX_CRAWL_DELAY", "MAX_ROBOTS_BYTES", "MAX_SITEMAPS", "PRODUCT_TOKEN",
+    "RobotsRules", "parse_robots", "robots_path",
+]
 
 MAX_ROBOTS_BYTES = 500 * 1024
+MAX_CRAWL_DELAY = 60.0
+MAX_SITEMAPS = 50
 PRODUCT_TOKEN = "pagewarden"  # noqa: S105 - a robots.txt product token, not a secret
 
 _TOKEN = re.compile(r"[A-Za-z_-]*")
@@ -63,10 +73,14 @@ def _rule(allow: bool, pattern: str) -> _Rule:
 class RobotsRules:
     """The rules of one robots.txt that apply to our product token.
 
-    ``RobotsRules()`` (no rules) allows everything.
+    ``RobotsRules()`` (no rules) allows everything. ``crawl_delay`` is the
+    applicable group's ``Crawl-delay`` in seconds (``None`` when absent);
+    ``sitemaps`` the file's ``Sitemap`` URLs, as written.
     """
 
     rules: tuple[_Rule, ...] = field(default=())
+    crawl_delay: float | None = None
+    sitemaps: tuple[str, ...] = ()
 
     def allowed(self, path: str) -> bool:
         """Whether ``path`` (path and query, starting with ``/``) may be fetched."""
@@ -104,6 +118,8 @@ def parse_robots(text: str, product_token: str = PRODUCT_TOKEN) -> RobotsRules:
     """Parse robots.txt ``text`` into the rules for ``product_token`` (``*`` groups as fallback)."""
     ours: list[_Rule] = []
     star: list[_Rule] = []
+    delays: dict[str, float] = {}
+    sitemaps: list[str] = []
     matched_ours = False
     agents: list[str] = []
     in_rules = False
@@ -125,6 +141,18 @@ def parse_robots(text: str, product_token: str = PRODUCT_TOKEN) -> RobotsRules:
             if token in agents:
                 matched_ours = True
             continue
+        if key == "sitemap":
+            if value and len(sitemaps) < MAX_SITEMAPS:
+                sitemaps.append(value)
+            continue
+        if key == "crawl-delay":
+            in_rules = True
+            delay = _delay(value)
+            if delay is not None:
+                for agent in agents:
+                    if agent in (token, "*"):
+                        delays.setdefault("ours" if agent == token else "*", delay)
+            continue
         if key not in ("allow", "disallow"):
             continue
         in_rules = True
@@ -135,4 +163,15 @@ def parse_robots(text: str, product_token: str = PRODUCT_TOKEN) -> RobotsRules:
             ours.append(rule)
         if "*" in agents:
             star.append(rule)
-    return RobotsRules(tuple(ours) if matched_ours else tuple(star))
+    delay = delays.get("ours") if matched_ours else delays.get("*")
+    return RobotsRules(tuple(ours) if matched_ours else tuple(star), delay, tuple(sitemaps))
+
+
+def _delay(value: str) -> float | None:
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    if not seconds >= 0:  # NaN and negatives
+        return None
+    return min(seconds, MAX_CRAWL_DELAY)

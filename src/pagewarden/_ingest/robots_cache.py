@@ -105,6 +105,17 @@ class RobotsCache:
             raise UnsafeURL("robots.txt of this site disallows this URL", reason="robots_disallowed",
                             url=url, stage="robots")
 
+    async def rules_for(self, url: str) -> RobotsRules | None:
+        """The rules of ``url``'s origin (``None``: unavailable, or no origin can be formed).
+
+        Used by the crawler for ``Crawl-delay`` and ``Sitemap`` lines; shares the
+        cache and the single in-flight fetch with :meth:`check`.
+        """
+        origin = _origin(url)
+        if origin is None:
+            return None
+        return (await self._verdict(origin)).rules
+
     async def _verdict(self, origin: str) -> RobotsVerdict:
         while True:
             verdict = self._verdicts.get(origin)

@@ -87,6 +87,11 @@ class IngestStats:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     interrupted: bool = False
+    command: str = "ingest"
+
+    def detail_lines(self) -> list[str]:
+        """Extra summary lines of the command (none for ``ingest``)."""
+        return []
 
     @property
     def elapsed(self) -> float:

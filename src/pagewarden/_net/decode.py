@@ -36,6 +36,7 @@ from .._errors import ResponseTooLarge, UnsupportedContentEncoding
 
 __all__ = [
     "ALLOWED_CODECS",
+    "BINARY_MEDIA_TYPES",
     "STEP",
     "BodyDecoder",
     "decode_text",
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 STEP: Final = 64 * 1024
+# Media types handed over as bytes (Latin-1 text); only fetched when a caller
+# adds them to ``allowed_content_types`` (the crawler's gzip sitemaps).
+BINARY_MEDIA_TYPES: Final = frozenset({"application/gzip", "application/x-gzip"})
 META_SCAN_BYTES: Final = 1024
 
 ALLOWED_CODECS: Final = frozenset(
@@ -174,6 +178,10 @@ def decode_text(body: bytes, header_charset: str | None, media_type: str | None)
     Raises ``UnsupportedContentEncoding`` (``unknown_charset``,
     ``charset_not_allowed``, ``invalid_bytes_for_charset``).
     """
+    if media_type in BINARY_MEDIA_TYPES:
+        # Bytes, not text (a gzip sitemap): Latin-1 maps each byte to one
+        # character, so ``text.encode("latin-1")`` gives the body back.
+        return body.decode("iso8859-1"), "iso8859-1"
     for bom, name in _BOMS:
         if body.startswith(bom):
             body, codec = body[len(bom) :], name

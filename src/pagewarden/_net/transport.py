@@ -47,6 +47,7 @@ from .._protocols import IPAddress
 from .boundary import StageTracker, map_transport_errors
 from .decode import BodyDecoder, decode_text, parse_content_type
 from .pinned import PinnedBackend
+from .redirects import check_redirect
 from .resolve import resolve_and_check
 from .sensitive import check_sensitive
 from .urls import Target, parse_target
@@ -297,6 +298,7 @@ async def _fetch(url: str, config: ReaderConfig) -> FetchedResponse:
         if hop.status not in REDIRECT_STATUSES:
             break
         following = _next_target(hop, target, config)
+        check_redirect(following.url, requested.url)
         if redirects >= config.limits.max_redirects:
             raise UpstreamHTTP("too many redirects", reason="too_many_redirects", url=requested.url, stage="http")
         if following.url in seen:
