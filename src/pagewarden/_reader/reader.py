@@ -502,5 +502,6 @@ def _build_document(
         content_sha256=hashlib.sha256(extraction.markdown.encode("utf-8")).hexdigest(),
         fetch=fetch_info,
         security=security,
+        page_links=rendered.page_links,
         unsafe_raw_markdown=extraction.markdown,
     )
