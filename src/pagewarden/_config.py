@@ -150,7 +150,14 @@ def parse_allowed_destination(entry: str) -> AllowedDestination:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Size and count limits of one read. Exceeding any is ``RESPONSE_TOO_LARGE``."""
+    """Size and count limits of one read. Exceeding any is ``RESPONSE_TOO_LARGE``.
+
+    PDFs have limits of their own (``max_pdf_*``: the file on the wire and
+    decoded, pages, extracted characters) and are parsed in worker processes
+    (at most ``pdf_workers`` at once) capped at ``pdf_memory_bytes`` of address
+    space and ``pdf_cpu_seconds`` of CPU time per document; crossing those is
+    ``DOCUMENT_UNREADABLE``. See docs/pdf.md.
+    """
 
     max_url_chars: int = 2_048
     max_compressed_bytes: int = 2_000_000
@@ -161,6 +168,13 @@ class Limits:
     max_dns_answers: int = 64
     min_readable_chars: int = 80
     max_links: int = 500
+    max_pdf_compressed_bytes: int = 20_000_000
+    max_pdf_decoded_bytes: int = 40_000_000
+    max_pdf_pages: int = 300
+    max_pdf_characters: int = 2_000_000
+    pdf_memory_bytes: int = 1_073_741_824
+    pdf_cpu_seconds: int = 30
+    pdf_workers: int = 2
 
     def __post_init__(self) -> None:
         _check_int("max_url_chars", self.max_url_chars, 16, 8_192)
@@ -176,6 +190,17 @@ class Limits:
         _check_int("max_dns_answers", self.max_dns_answers, 1, 1_024)
         _check_int("min_readable_chars", self.min_readable_chars, 0, 100_000)
         _check_int("max_links", self.max_links, 0, 10_000)
+        _check_int("max_pdf_compressed_bytes", self.max_pdf_compressed_bytes, 1_024, 200_000_000)
+        _check_int("max_pdf_decoded_bytes", self.max_pdf_decoded_bytes, 1_024, 200_000_000)
+        if self.max_pdf_decoded_bytes < self.max_pdf_compressed_bytes:
+            raise InvalidInput(
+                "max_pdf_decoded_bytes must be at least max_pdf_compressed_bytes", reason="invalid_limits"
+            )
+        _check_int("max_pdf_pages", self.max_pdf_pages, 1, 10_000)
+        _check_int("max_pdf_characters", self.max_pdf_characters, 1_000, 20_000_000)
+        _check_int("pdf_memory_bytes", self.pdf_memory_bytes, 268_435_456, 17_179_869_184)
+        _check_int("pdf_cpu_seconds", self.pdf_cpu_seconds, 1, 600)
+        _check_int("pdf_workers", self.pdf_workers, 1, 16)
 
 
 def check_guards(guards: object) -> tuple[ContentGuard, ...]:

@@ -18,6 +18,7 @@ The tree::
     ├── UnsupportedContentType           UNSUPPORTED_CONTENT_TYPE
     ├── UnsupportedContentEncoding       UNSUPPORTED_CONTENT_ENCODING
     ├── ContentInsufficient              CONTENT_INSUFFICIENT
+    ├── DocumentUnreadable               DOCUMENT_UNREADABLE  (a PDF that cannot be read safely)
     ├── GuardFailed                      GUARD_FAILED
     ├── GuardDenied                      GUARD_DENIED    (guard_decision, warning_categories)
     ├── RateLimited                      RATE_LIMITED    yes  (retry_after)
@@ -42,6 +43,7 @@ __all__ = [
     "BotChallenge",
     "ConfigMissing",
     "ContentInsufficient",
+    "DocumentUnreadable",
     "ErrorCode",
     "GuardDenied",
     "GuardFailed",
@@ -80,6 +82,7 @@ class ErrorCode(enum.StrEnum):
     UNSUPPORTED_CONTENT_TYPE = "UNSUPPORTED_CONTENT_TYPE"
     UNSUPPORTED_CONTENT_ENCODING = "UNSUPPORTED_CONTENT_ENCODING"
     CONTENT_INSUFFICIENT = "CONTENT_INSUFFICIENT"
+    DOCUMENT_UNREADABLE = "DOCUMENT_UNREADABLE"
     GUARD_FAILED = "GUARD_FAILED"
     GUARD_DENIED = "GUARD_DENIED"
     RATE_LIMITED = "RATE_LIMITED"
@@ -258,6 +261,13 @@ class ContentInsufficient(PagewardenError):
     code = ErrorCode.CONTENT_INSUFFICIENT
 
 
+class DocumentUnreadable(PagewardenError):
+    """A document (a PDF) cannot be read safely: encrypted with a password,
+    malformed, or its parser crossed a memory or CPU limit (``reason`` says which)."""
+
+    code = ErrorCode.DOCUMENT_UNREADABLE
+
+
 class GuardFailed(PagewardenError):
     """A guard could not reach a verdict (raised, timed out, returned garbage)."""
 
@@ -301,7 +311,7 @@ _BY_CODE: dict[ErrorCode, type[PagewardenError]] = {
     for cls in (
         InvalidInput, ConfigMissing, UnsafeURL, NetworkError, Timeout, UpstreamHTTP,
         ResponseTooLarge, UnsupportedContentType, UnsupportedContentEncoding,
-        ContentInsufficient, GuardFailed, GuardDenied, RateLimited, BotChallenge,
+        ContentInsufficient, DocumentUnreadable, GuardFailed, GuardDenied, RateLimited, BotChallenge,
         ParseChanged, UnknownError,
     )
 }

@@ -1,0 +1,133 @@
+"""The worker's answer, checked: typed, bounded facts about one PDF.
+
+The worker parses hostile input, so its JSON is treated as untrusted too:
+every field is type-checked here and anything unexpected is
+``DOCUMENT_UNREADABLE`` (``pdf_worker_invalid``), never a crash in the parent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import DocumentUnreadable
+from .hidden import TECHNIQUES
+
+__all__ = ["Line", "PageFacts", "PdfFacts", "parse_facts"]
+
+_ANNOTATION_VIAS = frozenset(
+    {"pdf_annotation_contents", "pdf_annotation_author", "pdf_annotation_subject", "pdf_annotation_rich_text",
+     "pdf_form_field_value", "pdf_form_field_tooltip", "pdf_form_field_name"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A visible run of text: its text, effective size and box (page space, points)."""
+
+    text: str
+    size: float
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True)
+class PageFacts:
+    """One page: visible runs in drawing order, hidden runs, annotation and form texts, link URIs."""
+
+    number: int
+    lines: tuple[Line, ...]
+    hidden: tuple[tuple[str, str], ...]
+    annotations: tuple[tuple[str, str], ...]
+    links: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PdfFacts:
+    """Everything the worker found in one PDF."""
+
+    page_count: int
+    encrypted: bool
+    pages: tuple[PageFacts, ...]
+    metadata: dict[str, str]
+    outline: tuple[str, ...]
+    attachments: tuple[str, ...]
+    javascript: tuple[tuple[str, str], ...]
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Invalid
+    return value
+
+
+def _num(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Invalid
+    return float(value)
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Invalid
+    return value
+
+
+def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
+    items = _list(value)
+    if len(items) != 2:
+        raise _Invalid
+    first, second = _str(items[0]), _str(items[1])
+    if allowed is not None and first not in allowed:
+        raise _Invalid
+    return first, second
+
+
+def _line(value: Any) -> Line:
+    if not isinstance(value, dict):
+        raise _Invalid
+    return Line(_str(value["t"]), _num(value["s"]), _num(value["x0"]), _num(value["x1"]), _num(value["y0"]),
+                _num(value["y1"]))
+
+
+def _page(number: int, value: Any) -> PageFacts:
+    if not isinstance(value, dict):
+        raise _Invalid
+    techniques = frozenset(TECHNIQUES)
+    return PageFacts(
+        number=number,
+        lines=tuple(_line(item) for item in _list(value["lines"])),
+        hidden=tuple(_pair(item, techniques) for item in _list(value["hidden"])),
+        annotations=tuple(_pair(item, _ANNOTATION_VIAS) for item in _list(value["annotations"])),
+        links=tuple(_str(item) for item in _list(value["links"])),
+    )
+
+
+def parse_facts(raw: dict[str, Any], *, url: str | None = None) -> PdfFacts:
+    """Check the worker's ``raw`` facts and type them.
+
+    Raises:
+        DocumentUnreadable: ``pdf_worker_invalid`` when anything is off.
+    """
+    try:
+        metadata = raw["metadata"]
+        if not isinstance(metadata, dict):
+            raise _Invalid
+        return PdfFacts(
+            page_count=int(_num(raw["page_count"])),
+            encrypted=bool(raw["encrypted"]),
+            pages=tuple(_page(index + 1, page) for index, page in enumerate(_list(raw["pages"]))),
+            metadata={_str(key): _str(value) for key, value in metadata.items()},
+            outline=tuple(_str(item) for item in _list(raw["outline"])),
+            attachments=tuple(_str(item) for item in _list(raw["attachments"])),
+            javascript=tuple(_pair(item, None) for item in _list(raw["javascript"])),
+        )
+    except (_Invalid, KeyError, TypeError, ValueError):
+        raise DocumentUnreadable("the PDF worker answered invalidly", reason="pdf_worker_invalid", url=url,
+                                 stage="pdf") from None
