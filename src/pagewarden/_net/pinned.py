@@ -9,6 +9,12 @@ still gets the host name as ``server_hostname``, so SNI and certificate
 verification use the name, not the IP. After connecting, the peer address
 of the socket is compared with the address we meant to dial.
 
+With an upstream proxy (``ReaderConfig(proxy=...)``), the backend dials the
+proxy instead and asks it for a tunnel to the validated addresses (see
+:mod:`pagewarden._net.upstream`); TLS to the destination still starts on top,
+with the host name. Only in the ``unsafe_proxy_remote_dns`` mode is the
+address list empty and the proxy given the name.
+
 :data:`PINNED_DIAL` is set while a pinned dial is in progress. Nothing in the
 library reads it; the test suite's socket tripwire uses it to tell the one
 legitimate ``connect()`` path from every other.
@@ -25,6 +31,7 @@ import httpcore
 
 from .._errors import UnsafeURL
 from .._protocols import IPAddress
+from .upstream import UpstreamProxy, open_tunnel
 
 __all__ = ["PINNED_DIAL", "PinnedBackend"]
 
@@ -41,6 +48,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         port: the port httpcore will ask for.
         addresses: the validated addresses, dialled in order until one connects.
         inner: the real backend (httpcore's anyio backend by default).
+        proxy: an upstream proxy to tunnel through, or ``None`` to connect directly.
     """
 
     def __init__(
@@ -50,9 +58,11 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         addresses: tuple[IPAddress, ...],
         *,
         inner: httpcore.AsyncNetworkBackend | None = None,
+        proxy: UpstreamProxy | None = None,
     ) -> None:
-        if not addresses:
+        if not addresses and (proxy is None or not proxy.remote_dns):
             raise UnsafeURL("no validated address to connect to", reason="unpinned_destination", stage="connect")
+        self._proxy = proxy
         self._host = host
         self._port = port
         self._addresses = addresses
@@ -75,6 +85,8 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
                 reason="unpinned_destination",
                 stage="connect",
             )
+        if self._proxy is not None:
+            return await self._connect_proxied(self._proxy, port, timeout, socket_options)
         last_error: httpcore.ConnectError | None = None
         for address in self._addresses:
             token = PINNED_DIAL.set((address.compressed, port))
@@ -96,6 +108,24 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         if last_error is None:  # unreachable: __init__ refuses an empty address list
             raise UnsafeURL("no validated address to connect to", reason="unpinned_destination", stage="connect")
         raise last_error
+
+    async def _connect_proxied(
+        self,
+        proxy: UpstreamProxy,
+        port: int,
+        timeout: float | None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None,
+    ) -> httpcore.AsyncNetworkStream:
+        destinations: tuple[str | IPAddress, ...] = self._addresses if self._addresses else (self._host,)
+        started = time.perf_counter()
+        try:
+            stream, used = await open_tunnel(
+                self._inner, proxy, destinations, port, timeout=timeout, socket_options=socket_options
+            )
+        finally:
+            self.connect_seconds += time.perf_counter() - started
+        self.connected_address = used if not isinstance(used, str) else None
+        return stream
 
     async def _check_peer(self, stream: httpcore.AsyncNetworkStream, address: IPAddress, port: int) -> None:
         peer = stream.get_extra_info("server_addr")
