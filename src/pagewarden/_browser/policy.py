@@ -58,6 +58,8 @@ _SCHEMA: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
         "settle_time": (int, float),
         "settle_quiet": (int, float),
         "settle_idle": (int, float),
+        "scroll_steps": int,
+        "scroll_time": (int, float),
         "snapshot_timeout": (int, float),
     },
     "refuse": {
@@ -90,6 +92,8 @@ class BrowserPolicy:
         settle_idle: the shorter quiet that counts as settled when the page also has no timer,
             animation frame, idle callback or script request pending (see :mod:`.settle`); at
             most ``settle_quiet``.
+        scroll_steps: viewport steps the render scrolls a page that loads content on scroll (0: never).
+        scroll_time: most seconds spent scrolling and settling after the scroll steps.
         snapshot_timeout: seconds allowed for the visibility snapshot.
         refuse_websocket, refuse_event_source, refuse_webrtc, refuse_send_beacon,
         refuse_window_open: page APIs neutralized before any page script runs.
@@ -108,6 +112,8 @@ class BrowserPolicy:
     settle_time: float
     settle_quiet: float
     settle_idle: float
+    scroll_steps: int
+    scroll_time: float
     snapshot_timeout: float
     refuse_websocket: bool
     refuse_event_source: bool
@@ -127,8 +133,8 @@ class BrowserPolicy:
 
     @property
     def render_budget(self) -> float:
-        """Seconds one render may take by itself: navigation, settle and snapshot."""
-        return self.navigation_timeout + self.settle_time + self.snapshot_timeout
+        """Seconds one render may take by itself: navigation, settle, scrolling and snapshot."""
+        return self.navigation_timeout + self.settle_time + self.scroll_time + self.snapshot_timeout
 
 
 def _bad(source: str, message: str, reason: str = "invalid_browser_policy") -> InvalidInput:
@@ -221,6 +227,8 @@ def parse_policy(data: Mapping[str, Any], source: str) -> BrowserPolicy:
         settle_time=settle_time,
         settle_quiet=settle_quiet,
         settle_idle=settle_idle,
+        scroll_steps=_int(source, "page.scroll_steps", page["scroll_steps"], 0, 100),
+        scroll_time=_float(source, "page.scroll_time", page["scroll_time"], 0.0, 10.0),
         snapshot_timeout=_float(source, "page.snapshot_timeout", page["snapshot_timeout"], 0.1, 30.0),
         refuse_websocket=refuse["websocket"],
         refuse_event_source=refuse["event_source"],

@@ -52,7 +52,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from .._errors import ResponseTooLarge
 
-__all__ = ["OBSERVER_SOURCE", "DomProbe", "DomSample", "settle"]
+__all__ = ["OBSERVER_SOURCE", "DomProbe", "DomSample", "ScrollOutcome", "scroll_for_lazy_content", "settle"]
 
 # Longest and shortest pause between probes: the node budget is checked at least every _MAX_POLL.
 _MAX_POLL: Final = 0.1
@@ -60,6 +60,26 @@ _MIN_POLL: Final = 0.01
 # Pause between probes while the page is quiet but has work pending (a timer may fire any moment).
 _PENDING_POLL: Final = 0.02
 _PROBE_TIMEOUT: Final = 0.5
+# One scroll step, in the isolated world. It first lets two animation frames and a task pass, so the page's
+# IntersectionObserver and scroll callbacks for the current position have run (content that appeared during
+# the last settle gets its reveal), then answers [0, height] when the viewport shows the bottom of the
+# document, or scrolls one viewport down, lets frames pass again and answers [1, height]. With move false it
+# stops after the first wait and answers whether there is more page below ([1, height]) or not.
+_SCROLL_STEP: Final = """(async (move) => {
+  const frames = () => new Promise(
+    (done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))));
+  await frames();
+  const se = document.scrollingElement || document.documentElement;
+  if (!se) return [0, 0];
+  const height = Math.max(se.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  if (window.scrollY + window.innerHeight >= height - 2) return [0, height];
+  if (!move) return [1, height];
+  window.scrollBy(0, window.innerHeight);
+  await frames();
+  return [1, height];
+})(%s)"""
+# Longest wait for one scroll step's frames (a page busy in a long task delays them).
+_SCROLL_STEP_TIMEOUT: Final = 0.4
 _INSTALL: Final = """
   let s = globalThis.__pagewardenSettle;
   if (!s) {
@@ -150,6 +170,41 @@ class DomProbe:
             return DomSample(value[0], value[1] / 1000)
         return None
 
+    async def lazy_signals(self) -> int | None:
+        """How many lazy-loading hooks the page set up (observed elements, scroll listeners); ``None``: unknown.
+
+        Read from the init script's count in the page's main world, like :meth:`pending`.
+        """
+        if self._pending_name is None:
+            return None
+        return await self._main_world_count(self._pending_name + "Lazy")
+
+    async def scroll_step(self, move: bool = True) -> bool | None:
+        """Scroll one viewport down and let the page react; ``False`` at the bottom, ``None`` when it could not run.
+
+        With ``move=False``, only whether there is more page below the viewport.
+        """
+        try:
+            context_id = await self._world()
+            result: dict[str, Any] = await self._cdp.send(
+                "Runtime.evaluate",
+                {
+                    "expression": _SCROLL_STEP % ("true" if move else "false"),
+                    "contextId": context_id,
+                    "returnByValue": True,
+                    "awaitPromise": True,
+                    "timeout": int(_SCROLL_STEP_TIMEOUT * 1000),
+                },
+            )
+        except PlaywrightError:
+            self._context_id = None
+            self._frame_id = None
+            return None
+        value = result.get("result", {}).get("value")
+        if isinstance(value, list) and len(value) == 2 and value[0] in (0, 1):
+            return bool(value[0])
+        return None
+
     async def pending(self) -> int | None:
         """Work the page has scheduled or started and not finished (see the module docstring); ``None``: unknown.
 
@@ -160,7 +215,10 @@ class DomProbe:
         """
         if self._pending_name is None:
             return None
-        name = json.dumps(self._pending_name)
+        return await self._main_world_count(self._pending_name)
+
+    async def _main_world_count(self, global_name: str) -> int | None:
+        name = json.dumps(global_name)
         expression = f"(() => {{ try {{ return globalThis[{name}](); }} catch (e) {{ return -1; }} }})()"
         try:
             result: dict[str, Any] = await self._cdp.send(
@@ -243,3 +301,83 @@ async def _nothing_pending(probe: DomProbe, deadline: float) -> bool:
     with anyio.move_on_after(min(_PROBE_TIMEOUT, max(0.01, deadline - anyio.current_time()))):
         pending = await probe.pending()
     return pending == 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScrollOutcome:
+    """What :func:`scroll_for_lazy_content` did.
+
+    Attributes:
+        steps: viewport steps scrolled.
+        truncated: a bound (steps or time) stopped it before the bottom of the page.
+    """
+
+    steps: int
+    truncated: bool
+
+
+async def scroll_for_lazy_content(
+    probe: DomProbe,
+    inflight: Callable[[], int],
+    *,
+    max_steps: int,
+    max_time: float,
+    quiet: float,
+    idle: float | None,
+    max_nodes: int,
+    network_since: Callable[[], float] | None = None,
+) -> ScrollOutcome:
+    """Scroll a page that loads content on scroll, one viewport at a time, settling after each step.
+
+    Only a page with lazy-loading hooks (:meth:`DomProbe.lazy_signals` above
+    0) is scrolled. Each step scrolls one viewport down, lets two animation
+    frames run (the page's IntersectionObserver callbacks), and settles again
+    (:func:`settle`, within what is left of ``max_time``). It stops at the
+    bottom of the page, after ``max_steps`` steps or when ``max_time`` is
+    spent; stopped by a bound with more page below, the outcome is truncated
+    (a page that keeps growing forever ends there).
+
+    Raises:
+        ResponseTooLarge: ``browser_dom_too_large``, from :func:`settle`.
+    """
+    if max_steps <= 0 or max_time <= 0:
+        return ScrollOutcome(0, False)
+    deadline = anyio.current_time() + max_time
+    signals = None
+    with anyio.move_on_after(min(_PROBE_TIMEOUT, max_time)):
+        for _ in range(3):
+            # Unknown (a probe that could not run) is asked again a moment later.
+            signals = await probe.lazy_signals()
+            if signals is not None:
+                break
+            await anyio.sleep(0.03)
+    if not signals:
+        return ScrollOutcome(0, False)
+    steps = 0
+    while True:
+        left = deadline - anyio.current_time()
+        if steps >= max_steps or left <= 0:
+            return ScrollOutcome(steps, await _more_below(probe))
+        moved = None
+        with anyio.move_on_after(min(_SCROLL_STEP_TIMEOUT + 0.1, left)):
+            moved = await probe.scroll_step()
+        if moved is None:
+            # The step could not run (a busy page, a new document): what was rendered is read as it is.
+            return ScrollOutcome(steps, False)
+        if not moved:
+            return ScrollOutcome(steps, False)
+        steps += 1
+        left = deadline - anyio.current_time()
+        if left <= 0:
+            return ScrollOutcome(steps, await _more_below(probe))
+        await settle(
+            probe, inflight, max_time=left, quiet=quiet, max_nodes=max_nodes, network_since=network_since,
+            idle=idle,
+        )
+
+
+async def _more_below(probe: DomProbe) -> bool:
+    more = None
+    with anyio.move_on_after(_PROBE_TIMEOUT):
+        more = await probe.scroll_step(move=False)
+    return more is True
