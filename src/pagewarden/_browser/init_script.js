@@ -50,7 +50,42 @@
     lock(globalThis, "open", function open() { return null; });
   }
   trackPendingWork(pendingName, timerLimitMs, lock);
+  trackLazyContent(pendingName + "Lazy", lock);
 })();
+
+// Whether the page loads content as it is scrolled: elements it watches with IntersectionObserver and
+// scroll or wheel listeners on the window or the document. Exposed as a count under the pending name
+// plus "Lazy"; the render scrolls the page (within the policy's bounds) only when it is above 0. The
+// page's word again: faking it only makes the render scroll its own page, or not.
+function trackLazyContent(name, lock) {
+  let signals = 0;
+  const io = globalThis.IntersectionObserver && globalThis.IntersectionObserver.prototype;
+  const observe = io && io.observe;
+  if (typeof observe === "function") {
+    io.observe = {
+      observe(...args) {
+        signals += 1;
+        return observe.apply(this, args);
+      },
+    }.observe;
+  }
+  for (const owner of [globalThis, globalThis.document]) {
+    const add = owner && owner.addEventListener;
+    if (typeof add !== "function") {
+      continue;
+    }
+    // An own property of the window and of this document (both are per document), like the originals writable.
+    owner.addEventListener = {
+      addEventListener(type, ...rest) {
+        if (type === "scroll" || type === "wheel") {
+          signals += 1;
+        }
+        return add.call(this, type, ...rest);
+      },
+    }.addEventListener;
+  }
+  lock(globalThis, name, () => signals);
+}
 
 // Timeouts (up to timerLimitMs), animation frames and idle callbacks scheduled and not yet run or
 // cancelled. The wrappers stay writable like the originals: frameworks (zone.js, test shims) legitimately

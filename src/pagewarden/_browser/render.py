@@ -7,8 +7,10 @@ pool, never used before) whose traffic goes through the egress proxy under
 this read's own proxy credentials, attaches this read's request policy
 (:class:`.routing.PageGuard`; the init script is already in place), navigates to the URL *with*
 its fragment (client-side routers read it; it never goes over HTTP), waits for
-DOMContentLoaded and a short settle, validates the main-frame response (2xx,
-HTML), and takes the isolated-world visibility snapshot. The context is closed
+DOMContentLoaded and a short settle, scrolls a page that loads content on
+scroll in viewport steps (:func:`.settle.scroll_for_lazy_content`, bounded by
+the policy), validates the main-frame response (2xx, HTML), and takes the
+isolated-world visibility snapshot. The context is closed
 on every path: success, policy error, crash, deadline, cancellation.
 
 Deadline: the read runs under the caller's cancel scope (the reader wraps the
@@ -43,7 +45,7 @@ from .boundary import crashed, translate
 from .fresh import FreshContext, ReadHooks
 from .pool import BrowserPool, Lease
 from .routing import PageGuard
-from .settle import DomProbe, settle
+from .settle import DomProbe, ScrollOutcome, scroll_for_lazy_content, settle
 from .visibility import snapshot
 
 __all__ = ["BROWSER_LIMITATIONS", "RenderedPage", "render"]
@@ -58,6 +60,9 @@ BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
 )
 _NO_SANDBOX: Final = "Chromium's own sandbox was off (external_sandbox=True): the container must isolate it."
+_SCROLL_CUT: Final = (
+    "The page kept loading content as it was scrolled; reading stopped at the policy's scroll bound."
+)
 _REMOTE: Final = (
     "A remote browser rendered the page: its launch flags (WebRTC, DNS, QUIC) are not under pagewarden's control."
 )
@@ -75,14 +80,16 @@ class RenderedPage:
         html: the snapshot: a serialized DOM copy with hidden content marked
             ``data-pagewarden-hidden="<reason>"``.
         node_count: nodes the snapshot walked.
-        truncated: always ``False`` today (a snapshot over budget is an error).
+        truncated: the page was still loading content as it was scrolled when the
+            policy's scroll bound stopped it (a snapshot over budget is an error).
         limitations: what this render could not see or guarantee.
         requests_blocked: requests the policy blocked, by reason.
         proxy_refusals: requests the egress proxy refused for this read, by reason.
         requests: requests the page made (routed ones).
         bytes_received: network bytes the page received.
         timings: milliseconds per step (``queue``, ``context``, ``navigation``,
-            ``settle``, ``snapshot``, ``total``), ``launched`` (1 when this
+            ``settle``, ``scroll``, ``snapshot``, ``total``), ``scroll_steps``
+            (viewports scrolled), ``launched`` (1 when this
             read started the browser) and ``prewarmed`` (1 when its context
             was ready before the read asked for it).
     """
@@ -126,6 +133,7 @@ class _Read:
         self.nav_hosts: set[str] = {target.host}
         self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
         self.timings: dict[str, float] = {}
+        self.scrolled = ScrollOutcome(0, False)
 
     # -- stopping ---------------------------------------------------------------------------
     def _stop(self, error: PagewardenError) -> None:
@@ -266,6 +274,21 @@ class _Read:
             idle=policy.settle_idle,
         )
         self.timings["settle"] = self._ms(begun)
+        # Content that loads as it scrolls into view: scroll in viewport steps (bounded by the policy).
+        self.stage = "scroll"
+        begun = anyio.current_time()
+        self.scrolled = await scroll_for_lazy_content(
+            DomProbe(cdp, fresh.settle_world, fresh.pending_name),
+            lambda: fresh.inflight,
+            max_steps=policy.scroll_steps,
+            max_time=min(policy.scroll_time, self._time_left() - _CLEANUP_RESERVE - policy.snapshot_timeout / 2),
+            quiet=policy.settle_quiet,
+            idle=policy.settle_idle,
+            max_nodes=policy.max_dom_nodes,
+            network_since=lambda: fresh.network_at,
+        )
+        self.timings["scroll"] = self._ms(begun)
+        self.timings["scroll_steps"] = float(self.scrolled.steps)
         # A meta refresh or script navigation may have replaced the document.
         last = self.main_response or response
         if last is not response:
@@ -336,6 +359,8 @@ class _Read:
         elif self.pool.config.external_sandbox:
             limitations.append(_NO_SANDBOX)
         limitations.extend(snap.limitations)
+        if self.scrolled.truncated:
+            limitations.append(_SCROLL_CUT)
         refusals = self.fresh.session.ledger.by_reason if self.fresh is not None else {}
         self.timings["launched"] = 1.0 if self.lease.launched else 0.0
         return RenderedPage(
@@ -345,7 +370,7 @@ class _Read:
             content_type=_media_type(response),
             html=snap.html,
             node_count=snap.node_count,
-            truncated=snap.truncated,
+            truncated=snap.truncated or self.scrolled.truncated,
             limitations=tuple(dict.fromkeys(limitations)),
             requests_blocked=self.guard.blocked_counts(),
             proxy_refusals=refusals,
