@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
@@ -28,6 +28,7 @@ from ._search.search_and_read import SearchAndReadResult
 from ._search.types import SearchResults
 
 if TYPE_CHECKING:
+    from ._crawl.api import CrawlPage, CrawlRun
     from ._reader import AuditLog
     from ._tools import SyncToolset, ToolBudget
 
@@ -114,6 +115,36 @@ class Reader:
     def search_and_read(self, query: str, **kwargs: Any) -> SearchAndReadResult:
         """Like :meth:`AsyncReader.search_and_read`, blocking until every read finished or the deadline fired."""
         return self._call(partial(self._reader.search_and_read, query, **kwargs))
+
+    def crawl(self, start_url: str, **kwargs: Any) -> Iterator[CrawlPage]:
+        """Like :meth:`AsyncReader.crawl`: yields each :class:`CrawlPage` as it is read.
+
+        Options are checked at once; leaving the loop early (``break``, an
+        exception) stops the crawl and cancels the reads in flight.
+        """
+
+        async def start() -> CrawlRun:
+            return self._reader.crawl(start_url, **kwargs)
+
+        run = self._call(start)
+        return self._pages(run)
+
+    def _pages(self, run: CrawlRun) -> Iterator[CrawlPage]:
+        portal = self._portal
+        if portal is None:
+            raise ConfigMissing("the reader is closed", reason="reader_closed")
+        with portal.wrap_async_context_manager(run):
+            pages = run.__aiter__()
+            while True:
+                try:
+                    page = portal.call(pages.__anext__)
+                except StopAsyncIteration:
+                    return
+                yield page
+
+    def map(self, start_url: str, **kwargs: Any) -> list[str]:
+        """Like :meth:`AsyncReader.map`, blocking until the URL list is ready."""
+        return self._call(partial(self._reader.map, start_url, **kwargs))
 
     def toolset(self, *, budget: ToolBudget | None = None, audit_log: AuditLog | None = None) -> SyncToolset:
         """Like :meth:`AsyncReader.toolset`, with a blocking ``execute``."""

@@ -45,6 +45,7 @@ from ._cli_options import add_browser_options, add_guard_options, add_unsafe_opt
 from ._config import RENDER_MODES
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
+from ._crawl.cli import add_crawl_parsers, run_crawl, run_map
 from ._ingest.cli import add_ingest_parser, run_ingest
 from ._search.search_and_read import MAX_CONCURRENCY, SearchAndReadResult
 from ._search.types import TIME_RANGES, SearchProvider, SearchResults
@@ -101,6 +102,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_browser_options(read)
     _add_search_command(commands)
     add_ingest_parser(commands)
+    add_crawl_parsers(commands)
     commands.add_parser("mcp", help="serve the model-facing tools over MCP on stdio (see pagewarden mcp --help)",
                         add_help=False)
     doctor = commands.add_parser("doctor", help="check whether rendering JavaScript pages works here")
@@ -300,7 +302,7 @@ def main(
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["mcp"]:
         # The MCP server owns its options (flags and PAGEWARDEN_* variables) and stdio.
-        from ._tools import mcp_main
+        from ._mcp import mcp_main
 
         return mcp_main(arguments[1:])
     args = _build_parser().parse_args(arguments)
@@ -309,6 +311,10 @@ def main(
             return _run_read(args, out, err)
         if args.command == "ingest":
             return run_ingest(args, out, err)
+        if args.command == "crawl":
+            return run_crawl(args, out, err)
+        if args.command == "map":
+            return run_map(args, out, err)
         if args.command == "search":
             return _run_search(args, out, err, search_provider)
         if args.command == "doctor":

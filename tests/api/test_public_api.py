@@ -8,9 +8,9 @@ import pagewarden
 
 EXPECTED_PUBLIC_NAMES = {
     "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "ConfigMissing", "ContentGuard",
-    "ContentInsufficient", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
+    "ContentInsufficient", "DocumentUnreadable", "CrawlPage", "CrawlRun", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
     "GuardFailed", "GuardReport", "GuardRequest", "GuardSegment", "InvalidInput", "Limits", "Location",
-    "Metadata", "NetworkError", "PagewardenError", "ParseChanged", "ProviderFailure", "REFERENCE_CLASSIFIER_PROMPT",
+    "Metadata", "NetworkError", "PageLinks", "PagewardenError", "ParseChanged", "ProviderFailure", "REFERENCE_CLASSIFIER_PROMPT",
     "RateLimited", "RawHit", "ReadFailure", "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge",
     "SearchAndReadResult", "SearchHit", "SearchProvider", "SearchQuery", "SearchResults", "SecurityReport",
     "Severity", "SyncToolset", "Timeout", "Timings", "ToolBudget", "Toolset", "UnknownError", "UnsafeURL",

@@ -5,7 +5,7 @@ progress and the Ray actors. See docs/crawl.md.
 """
 
 from .canon import Canonical, canonicalize
-from .crawler import CrawlOptions, Crawler, CrawlStats, Outcome, local_read
+from .crawler import Crawler, CrawlOptions, CrawlStats, Outcome, local_read
 from .frontier import Frontier, QueuedPage, journal_path
 from .scope import SCOPES, Scope, TrapLimits, trap_reason, url_shape
 from .sitemaps import SitemapLimits, parse_sitemap, read_sitemaps

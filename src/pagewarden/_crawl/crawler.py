@@ -227,6 +227,10 @@ class Crawler:
         self._taken = already
         self.stats.skipped = already
 
+    def set_robots(self, robots: RobotsCache | None) -> None:
+        """Use ``robots`` (built on the crawl's event loop) for robots.txt; ``None`` ignores robots.txt."""
+        self._robots = robots
+
     def close(self) -> None:
         """Close the journal."""
         self.frontier.close()

@@ -64,6 +64,8 @@ class Frontier:
         self.shapes: Counter[str] = Counter()
         self.refusals: Counter[str] = Counter()
         self.trap_samples: dict[str, list[str]] = {}
+        # Set to a list to keep every admitted URL in order (``map``).
+        self.admitted_urls: list[str] | None = None
         self._journal: IO[str] | None = open(journal, "a", encoding="utf-8") if journal else None  # noqa: SIM115
 
     def close(self) -> None:
@@ -124,6 +126,8 @@ class Frontier:
         page = QueuedPage(canonical.url, canonical.key, depth, found_on)
         self.seen.add(canonical.key)
         self.queue.append(page)
+        if self.admitted_urls is not None:
+            self.admitted_urls.append(page.url)
         self._write({"url": page.url, "key": page.key, "depth": depth, "found_on": found_on})
         return page
 

@@ -118,7 +118,7 @@ class TrapLimits:
     max_query_params: int = 12
     max_path_segments: int = 16
     max_segment_repeats: int = 2
-    max_pages_per_shape: int = 200
+    max_pages_per_shape: int = 1_000
 
 
 def url_shape(url: str) -> str:

@@ -18,6 +18,7 @@ without entities, DTDs or network access.
 
 from __future__ import annotations
 
+import copy
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -94,6 +95,16 @@ async def _fetch_body(url: str, config: ReaderConfig) -> bytes:
     return response.text.encode("utf-8")
 
 
+def _sitemap_config(config: ReaderConfig) -> ReaderConfig:
+    # The reader's config with the sitemap media types added. Users cannot
+    # allow these types (a page read must be readable content), so the
+    # validated config is copied and only this field is widened, internally.
+    widened = copy.copy(config)
+    object.__setattr__(widened, "allowed_content_types",
+                       frozenset(config.allowed_content_types) | frozenset(SITEMAP_TYPES))
+    return widened
+
+
 async def read_sitemaps(
     roots: list[str],
     config: ReaderConfig,
@@ -108,7 +119,7 @@ async def read_sitemaps(
     ``refused``. Never raises :class:`PagewardenError`.
     """
     limits = limits or SitemapLimits()
-    fetch_config = config.replace(allowed_content_types=config.allowed_content_types | frozenset(SITEMAP_TYPES))
+    fetch_config = _sitemap_config(config)
     result = SitemapResult()
     seen: set[str] = set()
     level = [(url, 0) for url in roots]
