@@ -10,7 +10,8 @@ __version__ = "0.1.0"
 
 from ._browser.config import BrowserConfig
 from ._config import CacheConfig, Limits, ReaderConfig
-from ._document import Document, FetchInfo, Metadata, SecurityReport, Timings
+from ._crawl.api import CrawlPage, CrawlRun
+from ._document import Document, FetchInfo, Metadata, PageLinks, SecurityReport, Timings
 from ._errors import (
     BotChallenge,
     ConfigMissing,
@@ -70,6 +71,8 @@ __all__ = [
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",
+    "CrawlPage",
+    "CrawlRun",
     "Decision",
     "Document",
     "ErrorCode",
@@ -85,6 +88,7 @@ __all__ = [
     "Location",
     "Metadata",
     "NetworkError",
+    "PageLinks",
     "PagewardenError",
     "ParseChanged",
     "ProviderFailure",

@@ -52,6 +52,7 @@ from .._search.types import SearchHit, SearchProvider, SearchQuery, SearchResult
 from .documents import DocumentCache
 
 if TYPE_CHECKING:
+    from .._crawl.api import CrawlRun
     from .._tools.audit import Writable
     from .._tools.budget import ToolBudget
     from .._tools.toolset import Toolset
@@ -115,6 +116,39 @@ class AsyncReader:
         from .._tools import toolset_for
 
         return toolset_for(self, budget=budget, audit_log=audit_log)
+
+    def crawl(
+        self,
+        start_url: str,
+        *,
+        max_pages: int = 100,
+        max_depth: int = 5,
+        scope: str = "site",
+        include: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
+        sitemaps: bool = True,
+        render: str | None = None,
+        **options: Any,
+    ) -> CrawlRun:
+        """Crawl a site from ``start_url``: an async iterator of :class:`CrawlPage` (a document or a typed
+        failure, with its depth and the page it was found on). Use ``async with reader.crawl(...) as pages``
+        to stop early. ``scope`` is ``site``, ``host`` or ``prefix``; ``include``/``exclude`` are path globs;
+        more ``options``: ``robots``, ``concurrency``, ``per_host``, ``min_delay``, ``max_characters``,
+        ``timeout``, ``requested_use``. See docs/crawl.md."""
+        from .._crawl.api import start_crawl
+
+        self._check_open()
+        return start_crawl(self, start_url, max_pages=max_pages, max_depth=max_depth, scope=scope,
+                           include=include, exclude=exclude, sitemaps=sitemaps, render=render, **options)
+
+    async def map(self, start_url: str, **options: Any) -> list[str]:
+        """The in-scope URLs of a site from its sitemaps (robots.txt, indexes, gzip) and links, found by
+        fetching pages statically without reading their content. Options as for :meth:`crawl` (``max_pages``
+        pages are fetched for links, default 100). See docs/crawl.md."""
+        from .._crawl.api import map_site
+
+        self._check_open()
+        return await map_site(self, start_url, **options)
 
     async def aclose(self) -> None:
         """Release the reader's resources (the browser, if one was started, the caches). Idempotent."""
