@@ -176,10 +176,11 @@ class AsyncReader:
             render: ``"never"``: static HTTP only. ``"auto"``: fetch and guard
                 the static page first; a page the guard withholds is never
                 rendered; only a page with little readable text *and* signs
-                of a client-rendered app (an empty app root, a framework
-                payload, a "please enable JavaScript" notice, a script-only
-                body) goes to the browser, under the same deadline
-                (``fetch.method="browser"``, ``fetch.escalation_reason``).
+                that it needs JavaScript (scripts that would run, not JSON
+                data blocks; a ``<noscript>`` notice; custom elements; an
+                empty app root; a framework payload) goes to the browser,
+                under the same deadline (``fetch.method="browser"``,
+                ``fetch.escalation_reason`` = ``client_rendered_<sign>``).
                 Without a usable browser the original ``CONTENT_INSUFFICIENT``
                 stands. ``"always"``: the browser only, no static pre-read
                 (so the guard never sees the raw HTML before the page's
@@ -404,6 +405,7 @@ class AsyncReader:
         return await self._process(
             url, response, use, limit, started, method="browser", escalation=escalation,
             render_seconds=render_seconds, render_limitations=page.limitations, static=static,
+            render_truncated=page.truncated,
         )
 
     async def _process(
@@ -418,6 +420,7 @@ class AsyncReader:
         escalation: str | None = None,
         render_seconds: float = 0.0,
         render_limitations: tuple[str, ...] = (),
+        render_truncated: bool = False,
         static: FetchedResponse | None = None,
     ) -> Document:
         config = self._config
@@ -443,7 +446,7 @@ class AsyncReader:
         )
         return _build_document(
             url, response, report, rendered, stages, method=method, escalation=escalation,
-            render_limitations=render_limitations,
+            render_limitations=render_limitations, render_truncated=render_truncated,
         )
 
 
@@ -488,6 +491,7 @@ def _build_document(
     method: Literal["http", "browser"],
     escalation: str | None,
     render_limitations: tuple[str, ...],
+    render_truncated: bool = False,
 ) -> Document:
     extraction = rendered.extraction
     static = stages.static if stages.static is not None else response
@@ -532,7 +536,8 @@ def _build_document(
         links=rendered.links,
         metadata=extraction.metadata,
         retrieved_at=datetime.now(UTC),
-        truncated=rendered.truncated,
+        # A render stopped by its scroll bound with more page below is truncated too.
+        truncated=rendered.truncated or render_truncated,
         content_sha256=hashlib.sha256(extraction.markdown.encode("utf-8")).hexdigest(),
         fetch=fetch_info,
         security=security,
