@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from ._browser.config import BrowserConfig
 from ._errors import InvalidInput
 from ._protocols import ContentGuard, IPAddress, Resolver
+from ._store.config import ReadStoreConfig
 
 if TYPE_CHECKING:
+    from ._net.upstream import UpstreamProxy
     # Only for annotations: importing the search package here would make
     # every search module that needs the config a circular import.
     from ._search.types import SearchProvider
@@ -328,6 +330,16 @@ class ReaderConfig:
         search_timeout: default deadline of one search in seconds, for the
             whole provider chain.
         cache: the in-memory result cache, see :class:`CacheConfig`.
+        proxy: an upstream proxy every connection goes through, static reads,
+            search APIs and the browser alike (``http://``, ``https://`` or
+            ``socks5://``, credentials as ``user:password@``); names are still
+            resolved and checked here and the proxy is asked for the validated
+            address. Never taken from the environment. See docs/egress.md.
+        unsafe_proxy_remote_dns: let the proxy resolve names (``socks5h://``,
+            ``.onion`` over Tor): the address policy then sees only names and
+            IP literals, and every Document records that limitation.
+        read_store: the store of pages read, searchable offline
+            (``reader.store``), see :class:`ReadStoreConfig`.
     """
 
     timeout: float = 15.0
@@ -347,7 +359,11 @@ class ReaderConfig:
     search: SearchProvider | None = None
     search_timeout: float = DEFAULT_SEARCH_TIMEOUT
     cache: CacheConfig = field(default_factory=CacheConfig)
+    proxy: str | None = field(default=None, repr=False)
+    unsafe_proxy_remote_dns: bool = False
+    read_store: ReadStoreConfig = field(default_factory=ReadStoreConfig)
     allowed_destinations: tuple[AllowedDestination, ...] = field(init=False, repr=False, compare=False)
+    upstream_proxy: UpstreamProxy | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timeout", _check_seconds("timeout", self.timeout))
@@ -395,6 +411,21 @@ class ReaderConfig:
         object.__setattr__(self, "search_timeout", _check_seconds("search_timeout", self.search_timeout))
         if not isinstance(self.cache, CacheConfig):
             raise InvalidInput("cache must be a pagewarden.CacheConfig", reason="invalid_cache_config")
+        self._check_proxy_and_store()
+
+    def _check_proxy_and_store(self) -> None:
+        from ._net.upstream import parse_proxy  # the network package imports this module
+
+        if not isinstance(self.unsafe_proxy_remote_dns, bool):
+            raise InvalidInput("unsafe_proxy_remote_dns must be a bool", reason="invalid_option")
+        upstream = None
+        if self.proxy is not None:
+            upstream = parse_proxy(self.proxy, unsafe_remote_dns=self.unsafe_proxy_remote_dns)
+        elif self.unsafe_proxy_remote_dns:
+            raise InvalidInput("unsafe_proxy_remote_dns needs a proxy", reason="invalid_option")
+        object.__setattr__(self, "upstream_proxy", upstream)
+        if not isinstance(self.read_store, ReadStoreConfig):
+            raise InvalidInput("read_store must be a pagewarden.ReadStoreConfig", reason="invalid_store_config")
 
     def replace(self, **changes: Any) -> ReaderConfig:
         """A copy with ``changes`` applied and validated; unknown names are ``INVALID_INPUT``."""

@@ -58,7 +58,8 @@ async def test_format_has_documented_shape(toolset: Toolset, fmt: str) -> None:
     """Every entry carries exactly the keys its API documents, with a valid name and an object schema."""
     extract, keys = FORMATS[fmt]
     entries = _definitions(toolset, fmt)
-    assert [extract(entry)[0] for entry in entries] == ["web_search", "fetch_content", "fetch_more"]
+    names = [extract(entry)[0] for entry in entries]
+    assert names == ["web_search", "fetch_content", "fetch_more", "search_read_pages"]
     for entry in entries:
         assert set(entry) == keys
         name, description, parameters = extract(entry)
@@ -118,7 +119,7 @@ async def test_web_search_omitted_without_provider(fmt: str) -> None:
     """Without a search provider no format offers web_search."""
     toolset = toolset_for(pagewarden.AsyncReader())
     names = [FORMATS[fmt][0](entry)[0] for entry in _definitions(toolset, fmt)]
-    assert names == ["fetch_content", "fetch_more"]
+    assert names == ["fetch_content", "fetch_more", "search_read_pages"]
 
 
 def test_toolset_imports_no_sdk() -> None:

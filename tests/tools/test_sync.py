@@ -21,7 +21,7 @@ def test_sync_execute_and_definitions(fixture_server: FixtureServer) -> None:
     fixture_server.add("/long", headers=pages.HTML, body=pages.LONG_ARTICLE.encode())
     with pagewarden.Reader(unsafe_allow_destinations=(fixture_server.host_port,), default_render="never") as reader:
         tools = _sync_toolset(reader)
-        assert tools.names == ("fetch_content", "fetch_more")
+        assert tools.names == ("fetch_content", "fetch_more", "search_read_pages")
         assert tools.anthropic_definitions() == tools.toolset.anthropic_definitions()
         assert tools.bedrock_definitions() == tools.toolset.bedrock_definitions()
         assert tools.openai_responses_definitions() == tools.toolset.openai_responses_definitions()

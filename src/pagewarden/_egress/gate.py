@@ -145,7 +145,8 @@ async def dial(
             standard_port=CONNECT_PORT if kind == "connect" else HTTP_PORT,
             proxy_endpoint=(ipaddress.ip_address(LISTEN_HOST), proxy_port),
         )
-        backend = PinnedBackend(target.host, target.port, addresses)
+        # With ReaderConfig(proxy=...), the tunnel chains to the same upstream proxy as static reads.
+        backend = PinnedBackend(target.host, target.port, addresses, proxy=config.upstream_proxy)
         try:
             return await backend.connect_tcp(target.host, target.port, timeout=timeout)
         except httpcore.ConnectTimeout:

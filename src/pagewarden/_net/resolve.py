@@ -103,6 +103,10 @@ async def resolve_and_check(target: Target, config: ReaderConfig) -> tuple[IPAdd
     the name does not resolve and ``UnsafeURL`` when any answer is refused,
     when there are none or too many, or when the resolver answers garbage.
     """
+    proxy = config.upstream_proxy
+    if target.ip is None and proxy is not None and proxy.remote_dns:
+        # unsafe_proxy_remote_dns: the proxy resolves the name (which already passed intake).
+        return ()
     if target.ip is not None:
         addresses: tuple[IPAddress, ...] = (target.ip,)
     else:

@@ -217,7 +217,7 @@ async def _read_body(
 
 async def _fetch_hop(target: Target, addresses: tuple[IPAddress, ...], config: ReaderConfig) -> _Hop:
     started = time.perf_counter()
-    backend = PinnedBackend(target.host, target.port, addresses)
+    backend = PinnedBackend(target.host, target.port, addresses, proxy=config.upstream_proxy)
     tracker = StageTracker(target.url)
     headers = [
         (b"Accept", ACCEPT.encode("ascii")),

@@ -44,12 +44,14 @@ from .._guard.report import Decision, GuardReport
 from .._net import FetchedResponse, fetch
 from .._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
 from .._search.cache import SearchCache
+from .._store import ReadStore
 from .._search.cooldown import Cooldowns
 from .._search.query import validate_query
 from .._search.run import run_search
 from .._search.search_and_read import SearchAndReadResult, check_concurrency, search_then_read
 from .._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
 from .documents import DocumentCache
+from .session import finish_document
 
 if TYPE_CHECKING:
     from .._crawl.api import CrawlRun
@@ -90,6 +92,12 @@ class AsyncReader:
         self._documents = DocumentCache(self._config)
         self._searches = SearchCache(self._config.cache)
         self._cooldowns = Cooldowns()
+        self._store = ReadStore(self._config.read_store)
+
+    @property
+    def store(self) -> ReadStore:
+        """The pages this reader read (guard-allowed only), searchable offline: ``reader.store.search(query)``."""
+        return self._store
 
     @property
     def config(self) -> ReaderConfig:
@@ -156,6 +164,7 @@ class AsyncReader:
         self._documents.clear()
         self._searches.clear()
         self._cooldowns.clear()
+        self._store.close()
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.aclose()
@@ -217,6 +226,7 @@ class AsyncReader:
             raise Timeout(
                 f"the read did not finish within {deadline:g} s", reason="read_deadline", url=url, stage="read"
             ) from None
+        document = finish_document(document, self._config, self._store)
         requested = url.strip()
         # A cached document may have been read under another spelling of the same URL.
         return document if document.url == requested else dataclasses.replace(document, url=requested)

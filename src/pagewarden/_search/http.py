@@ -78,7 +78,7 @@ async def api_get(
         ],
         time_left(config.timeout),
     )
-    pool = pinned_pool(PinnedBackend(target.host, target.port, addresses))
+    pool = pinned_pool(PinnedBackend(target.host, target.port, addresses, proxy=config.upstream_proxy))
     tracker = StageTracker(target.url)
     with map_transport_errors(tracker):
         async with pool:

@@ -18,7 +18,7 @@ session's arguments is caught too) in these forms:
 * ``hex``: the hex encoding of the token's ASCII bytes, any case;
 * ``base64``: the token base64-encoded (standard or URL-safe alphabet) at any
   of the three byte alignments, so it is found inside a longer encoded
-  string too, line breaks ignored.
+  string too, line breaks ignored, also after percent-decoding.
 
 What it cannot see: a token split across several calls, paraphrased,
 translated, or encrypted/encoded in ways not listed (ROT13, custom
@@ -92,7 +92,7 @@ class Canary:
             found.append("reversed")
         if self._hex in views.alnum:
             found.append("hex")
-        if any(core in views.compact for core in self._base64):
+        if any(core in views.compact or core in views.decoded_compact for core in self._base64):
             found.append("base64")
         return found
 
@@ -123,6 +123,7 @@ class _Views:
     alnum: str
     decoded_alnum: str
     compact: str
+    decoded_compact: str
 
 
 def _views(text: str) -> _Views:
@@ -133,6 +134,7 @@ def _views(text: str) -> _Views:
         alnum=_NOT_ALNUM.sub("", folded.lower()),
         decoded_alnum=_NOT_ALNUM.sub("", decoded.lower()),
         compact=_SPACE.sub("", folded),
+        decoded_compact=_SPACE.sub("", decoded),
     )
 
 

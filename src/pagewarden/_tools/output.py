@@ -16,6 +16,7 @@ from .._document import Document
 from .._errors import PagewardenError
 from .._safe.fence import fence
 from .._search.types import SearchHit
+from .._store.store import StoredHit
 
 __all__ = [
     "FENCE_OVERHEAD",
@@ -26,6 +27,7 @@ __all__ = [
     "next_boundary",
     "page_result",
     "search_result",
+    "stored_result",
     "tool_error",
 ]
 
@@ -114,3 +116,18 @@ def search_result(hits: Iterable[SearchHit], *, withheld: int, provider: str | N
         "withheld": int(withheld),
         "security": {"trust": "untrusted", "tainted": True},
     }
+
+
+def stored_result(hits: Iterable[StoredHit]) -> dict[str, Any]:
+    """The ``search_read_pages`` result: bounded pages from the read store, marked untrusted."""
+    shaped = [
+        {
+            "rank": rank,
+            "title": bounded(hit.title, MAX_TITLE_CHARS),
+            "url": hit.url,
+            "excerpt": bounded(hit.excerpt, MAX_SNIPPET_CHARS),
+            "retrieved_at": hit.retrieved_at,
+        }
+        for rank, hit in enumerate(hits, 1)
+    ]
+    return {"hits": shaped, "security": {"trust": "untrusted", "tainted": True}}

@@ -9,6 +9,14 @@ propagates.
 Reads always use ``on_guard="raise"`` semantics: whatever the reader's own
 ``on_guard``, a document whose decision withholds it (``require_approval``,
 ``deny``) is refused with ``GUARD_DENIED`` and its text never leaves.
+
+Canaries: every toolset draws its own :attr:`Toolset.canary` (see
+:mod:`.canary`). ``execute()`` refuses, before validating or running
+anything, a call whose arguments contain any live canary in any of the
+detected forms: ``GUARD_DENIED`` with reason ``canary_in_tool_arguments`` and
+category ``exfiltration``, audit-logged without the arguments.
+:meth:`Toolset.check_output` looks at the model's own output (category
+``extraction``).
 """
 
 from __future__ import annotations
@@ -26,13 +34,15 @@ from .._reader import AsyncReader
 from . import formats
 from .audit import AuditLog, AuditRecord, Writable
 from .budget import BudgetCounter, ToolBudget
-from .output import next_boundary, page_result, search_result, tool_error
+from .canary import Canary, CanaryCheck, find_canaries
+from .output import next_boundary, page_result, search_result, stored_result, tool_error
 from .schemas import (
     DEFAULT_FETCH_CHARACTERS,
     DEFAULT_SEARCH_LIMIT,
     FETCH_CONTENT,
     FETCH_MORE,
     MAX_QUERY_CHARS,
+    SEARCH_READ_PAGES,
     TOOL_SPECS,
     WEB_SEARCH,
     ToolSpec,
@@ -82,7 +92,9 @@ class Toolset:
             WEB_SEARCH.name: self._web_search,
             FETCH_CONTENT.name: self._fetch_content,
             FETCH_MORE.name: self._fetch_more,
+            SEARCH_READ_PAGES.name: self._search_read_pages,
         }
+        self._canary = Canary()
 
     # -- definitions ---------------------------------------------------------
 
@@ -92,9 +104,38 @@ class Toolset:
         return self._reader.config.search is not None
 
     @property
+    def store_enabled(self) -> bool:
+        """Whether the reader keeps a read store (otherwise ``search_read_pages`` is not offered)."""
+        return self._reader.store.config.enabled
+
+    @property
     def specs(self) -> tuple[ToolSpec, ...]:
-        """The tools offered, in order; ``web_search`` only with a search provider."""
-        return tuple(spec for spec in TOOL_SPECS if spec is not WEB_SEARCH or self.search_enabled)
+        """The tools offered, in order (``web_search`` with a search provider, ``search_read_pages`` with a store)."""
+        return tuple(
+            spec
+            for spec in TOOL_SPECS
+            if (spec is not WEB_SEARCH or self.search_enabled)
+            and (spec is not SEARCH_READ_PAGES or self.store_enabled)
+        )
+
+    @property
+    def canary(self) -> str:
+        """This session's canary token, to plant in the system prompt (opaque, 24 characters)."""
+        return self._canary.token
+
+    def check_output(self, text: str) -> CanaryCheck:
+        """Whether ``text`` (the model's output) contains a live canary; a leak is audit-logged (``extraction``)."""
+        if not isinstance(text, str):
+            raise InvalidInput("check_output needs the model's output as text", reason="invalid_output_text")
+        check = find_canaries(text, self._canary)
+        if check.leaked:
+            record = AuditRecord("model_output")
+            record.set(
+                outcome="canary_leak", categories=["extraction"], forms=list(check.forms), own_canary=check.own
+            )
+            logger.warning("pagewarden canary found in model output (forms: %s)", ",".join(check.forms))
+            self._write_audit(record)
+        return check
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -168,11 +209,42 @@ class Toolset:
             logger.error("pagewarden tool audit log could not be written: %s", type(exc).__name__)
 
     async def _run(self, name: object, arguments: object, record: AuditRecord) -> dict[str, Any]:
+        decoded = _decode(arguments)
+        self._refuse_canaries(arguments, decoded, record)
         spec = next((s for s in self.specs if s.name == name), None)
         if spec is None:
             raise InvalidInput("unknown tool; available: " + ", ".join(self.names), reason="unknown_tool")
-        checked = validate_arguments(spec.parameters, _decode(arguments))
+        checked = validate_arguments(spec.parameters, decoded)
         return await self._handlers[spec.name](checked, record)
+
+    def _refuse_canaries(self, raw: object, decoded: object, record: AuditRecord) -> None:
+        texts = [raw] if isinstance(raw, str) else []
+        try:
+            texts.append(json.dumps(decoded, ensure_ascii=False, default=str))
+        except (TypeError, ValueError):
+            texts.append(str(decoded))
+        check = find_canaries("\n".join(texts), self._canary)
+        if not check.leaked:
+            return
+        record.set(forms=list(check.forms), own_canary=check.own)
+        logger.warning("pagewarden refused a tool call carrying a canary (forms: %s)", ",".join(check.forms))
+        raise GuardDenied(
+            "the tool call was refused: its arguments contain this application's canary token (exfiltration)",
+            reason="canary_in_tool_arguments",
+            stage="tools",
+            guard_decision="deny",
+            warning_categories=("exfiltration",),
+        )
+
+    async def _search_read_pages(self, args: dict[str, Any], record: AuditRecord) -> dict[str, Any]:
+        record.query(args["query"])
+        query = args["query"].strip()
+        if not 1 <= len(query) <= MAX_QUERY_CHARS:
+            raise InvalidInput(f"query must be 1..{MAX_QUERY_CHARS} characters", reason="invalid_query")
+        limit = args["limit"] if args["limit"] is not None else DEFAULT_SEARCH_LIMIT
+        hits = self._reader.store.search(query, limit=limit)
+        record.set(hits=len(hits))
+        return stored_result(hits)
 
     async def _web_search(self, args: dict[str, Any], record: AuditRecord) -> dict[str, Any]:
         record.query(args["query"])
