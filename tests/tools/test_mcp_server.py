@@ -171,7 +171,7 @@ async def test_real_entry_point_starts_fast_with_ddgs(tmp_path: Path) -> None:
                 await session.initialize()
                 tools = (await session.list_tools()).tools
             elapsed = time.monotonic() - started
-    assert [tool.name for tool in tools] == ["web_search", "fetch_content", "fetch_more"]
+    assert [tool.name for tool in tools] == ["web_search", "fetch_content", "fetch_more", "search_read_pages"]
     assert elapsed < STARTUP_SECONDS
     assert (tmp_path / "stderr.txt").read_text() == ""
 
@@ -180,7 +180,8 @@ async def test_real_entry_point_starts_fast_with_ddgs(tmp_path: Path) -> None:
 async def test_mcp_without_search(fixture_server: FixtureServer, tmp_path: Path) -> None:
     """With --search none the server offers no web_search, and calling it is an INVALID_INPUT tool error."""
     async with _session(fixture_server, tmp_path, "--search", "none") as session:
-        assert [tool.name for tool in (await session.list_tools()).tools] == ["fetch_content", "fetch_more"]
+        listed = [tool.name for tool in (await session.list_tools()).tools]
+        assert listed == ["fetch_content", "fetch_more", "search_read_pages"]
         result = await session.call_tool("web_search", {"query": "q"})
         assert result.is_error and result.structured_content["error"]["reason"] == "unknown_tool"
     assert _status(tmp_path)["exit_code"] == 0
