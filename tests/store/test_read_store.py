@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import pagewarden
-from pagewarden._store import ReadStore, ReadStoreConfig
+from pagewarden._store import ReadStoreConfig
 from pagewarden._store.index import query_terms
+from pagewarden._store.store import ReadStore
 
 BACKENDS = ("auto", "python")
 

@@ -44,7 +44,7 @@ from .._guard.report import Decision, GuardReport
 from .._net import FetchedResponse, fetch
 from .._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
 from .._search.cache import SearchCache
-from .._store import ReadStore
+from .._store.store import ReadStore
 from .._search.cooldown import Cooldowns
 from .._search.query import validate_query
 from .._search.run import run_search

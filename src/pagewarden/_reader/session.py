@@ -14,7 +14,7 @@ import dataclasses
 from .._config import ReaderConfig
 from .._document import Document
 from .._net.upstream import REMOTE_DNS_LIMITATION
-from .._store import ReadStore
+from .._store.store import ReadStore
 
 __all__ = ["finish_document"]
 
