@@ -157,3 +157,36 @@ async def test_hidden_note_in_faded_content_goes_to_the_guard(apps_site: Fixture
     assert "door code changes every Monday" in document.text
     assert "Ignore all previous instructions" not in document.text
     assert "hidden" in {str(finding.location) for finding in document.security.findings}
+
+
+async def test_pages_without_lazy_hooks_are_not_scrolled(reader: pagewarden.AsyncReader,
+                                                         apps_site: FixtureServer) -> None:
+    """A tall page that watches nothing is not scrolled; a page with lazy sections is, in viewport steps."""
+    from pagewarden._browser.render import render
+
+    tall = "".join(f"<p>Paragraph {i} of a long static page with no script at all.</p>" for i in range(200))
+    apps_site.add("/apps/tall/", headers={"Content-Type": "text/html; charset=utf-8"},
+                  body=f"<!doctype html><html><head><title>t</title></head><body>{tall}</body></html>".encode())
+    pool = reader._browser_pool()
+    plain = await render(pool, apps_site.url("/apps/tall/"))
+    lazy = await render(pool, apps_site.url("/apps/lazy/"))
+    assert plain.timings["scroll_steps"] == 0
+    assert 1 <= lazy.timings["scroll_steps"] <= pool.policy.scroll_steps
+    assert not plain.truncated and not lazy.truncated
+
+
+async def test_scrolling_can_be_turned_off_by_the_policy(apps_site: FixtureServer, tmp_path: Path) -> None:
+    """With page.scroll_steps = 0 the lazy page is read as first rendered: later sections are absent."""
+    from pagewarden._browser.policy import policy_source
+
+    text = policy_source("default").read_text(encoding="utf-8")
+    assert "scroll_steps = 8" in text
+    policy = tmp_path / "no-scroll.toml"
+    policy.write_text(text.replace("scroll_steps = 8", "scroll_steps = 0"), encoding="utf-8")
+    async with pagewarden.AsyncReader(
+        unsafe_allow_destinations=(apps_site.host_port,),
+        browser=pagewarden.BrowserConfig(external_sandbox=AS_ROOT, policy=str(policy)),
+    ) as reader:
+        document = await reader.read(apps_site.url("/apps/lazy/"), render="auto")
+    assert "The tide had turned an hour before dawn" in document.text
+    assert "The last quadrat, nearest the sea wall" not in document.text
