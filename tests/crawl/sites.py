@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +37,7 @@ class SiteServer:
 
     router: Router
     requests: list[tuple[str, str]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -54,6 +56,7 @@ class SiteServer:
             def do_GET(self) -> None:
                 host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
                 site.requests.append((host, self.path))
+                site.times.append(time.monotonic())
                 status, headers, body = site.router(host, self.path)
                 self.send_response(status)
                 for name, value in headers.items():
