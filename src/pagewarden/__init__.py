@@ -59,8 +59,11 @@ from ._search import (
     searxng,
 )
 from ._search.search_and_read import ReadFailure, SearchAndReadResult
+from ._store import ReadStoreConfig
+from ._store.store import ReadStore, StoredHit
 from ._sync import Reader, read
 from ._tools import SyncToolset, ToolBudget, Toolset
+from ._tools.canary import CanaryCheck
 
 __all__ = [
     "REFERENCE_CLASSIFIER_PROMPT",
@@ -68,6 +71,7 @@ __all__ = [
     "BotChallenge",
     "BrowserConfig",
     "CacheConfig",
+    "CanaryCheck",
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",
@@ -95,6 +99,8 @@ __all__ = [
     "RateLimited",
     "RawHit",
     "ReadFailure",
+    "ReadStore",
+    "ReadStoreConfig",
     "Reader",
     "ReaderConfig",
     "Resolver",
@@ -106,6 +112,7 @@ __all__ = [
     "SearchResults",
     "SecurityReport",
     "Severity",
+    "StoredHit",
     "SyncToolset",
     "Timeout",
     "Timings",

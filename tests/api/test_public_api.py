@@ -7,11 +7,11 @@ import inspect
 import pagewarden
 
 EXPECTED_PUBLIC_NAMES = {
-    "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "ConfigMissing", "ContentGuard",
+    "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "CanaryCheck", "ConfigMissing", "ContentGuard",
     "ContentInsufficient", "DocumentUnreadable", "CrawlPage", "CrawlRun", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
     "GuardFailed", "GuardReport", "GuardRequest", "GuardSegment", "InvalidInput", "Limits", "Location",
     "Metadata", "NetworkError", "PageLinks", "PagewardenError", "ParseChanged", "ProviderFailure", "REFERENCE_CLASSIFIER_PROMPT",
-    "RateLimited", "RawHit", "ReadFailure", "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge",
+    "RateLimited", "RawHit", "ReadFailure", "ReadStore", "ReadStoreConfig", "StoredHit", "Reader", "ReaderConfig", "Resolver", "ResponseTooLarge",
     "SearchAndReadResult", "SearchHit", "SearchProvider", "SearchQuery", "SearchResults", "SecurityReport",
     "Severity", "SyncToolset", "Timeout", "Timings", "ToolBudget", "Toolset", "UnknownError", "UnsafeURL",
     "UnsupportedContentEncoding", "UnsupportedContentType", "UpstreamHTTP", "__version__", "aguard_html",
