@@ -16,7 +16,9 @@ Latency p50/p95 and throughput at concurrency 1, 2 and 4, in ``--rounds``
 rounds whose side order rotates (the machine may be shared); then resident
 memory (RSS summed over the process tree, PSS alongside) after 50 and after
 ``--memory-reads`` reads, each side in a fresh process; then ``render="auto"``
-over the static article corpus (browser reads and launches; target 0).
+over the static article corpus (browser reads and launches; target 0); then the
+client-rendered fixture apps (``_bench/render_apps.py``) with ``render="auto"``
+against the raw floor waiting for the same text.
 
 Usage: ``scripts/bench render [--reads N] [--rounds N] [--memory-reads N] [--no-crawl4ai] [--json]``.
 """
@@ -43,6 +45,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bench.corpus import DEFAULT_CORPUS
+from _bench.render_apps import apps_auto_vs_floor
 from _bench.render_auto import auto_over_corpus
 from _bench.render_crawl4ai import cdp_chromium, crawl4ai_python, run_driver
 from _bench.render_memory import tree_memory
@@ -321,6 +324,17 @@ def _verdicts(report: dict[str, Any]) -> list[str]:
             f"{auto['pool_launches']} browser launches (target 0), refused {auto['refused'] or 0}, "
             f"methods {auto['methods']}"
         )
+    apps = report.get("apps")
+    if apps:
+        cells = ", ".join(
+            f"{name} {row['auto_p50_ms']:.0f}/{row['floor_p50_ms']:.0f} ms ({row['ratio']:.2f}x"
+            + (f", text missing {row['text_missing']}" if row["text_missing"] else "") + ")"
+            for name, row in apps["apps"].items()
+        )
+        lines.append(
+            f"fixture apps, render=\"auto\" (static attempt + escalation) vs raw floor waiting for the same text, "
+            f"p50 over {apps['reads_per_app']} reads: median ratio {apps['median_ratio']:.2f}x; {cells}"
+        )
     return lines
 
 
@@ -350,6 +364,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             )
     if not args.no_auto and args.corpus.is_dir():
         report["auto"] = await auto_over_corpus(args.corpus, executable)
+    if not args.no_apps:
+        report["apps"] = await apps_auto_vs_floor(executable, args.app_reads)
     report["load_after"] = os.getloadavg()
     report["verdicts"] = _verdicts(report)
     return report
@@ -366,6 +382,8 @@ def main() -> None:
     parser.add_argument("--crawl4ai-python", help="a Python where `import crawl4ai` works (default: .bench venv)")
     parser.add_argument("--no-install", action="store_true", help="never create the Crawl4AI venv")
     parser.add_argument("--no-auto", action="store_true", help="skip render=auto over the corpus")
+    parser.add_argument("--no-apps", action="store_true", help="skip the client-rendered fixture apps")
+    parser.add_argument("--app-reads", type=int, default=5, help="reads per fixture app and side")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--settle-quiet", type=float, help="pagewarden side only: a policy with this settle_quiet")
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
