@@ -6,12 +6,9 @@ returns clean, citable Markdown as a :class:`Document`. Every name users need
 is importable from this namespace; the ``_``-prefixed modules are private.
 """
 
-__version__ = "0.1.0"
-
-from ._browser.config import BrowserConfig
+from ._browser_config import BrowserConfig
 from ._config import CacheConfig, Limits, ReaderConfig
-from ._crawl.api import CrawlPage, CrawlRun
-from ._document import Document, FetchInfo, Metadata, PageLinks, SecurityReport, Timings
+from ._document import Document, FetchInfo, Metadata, SecurityReport, Timings
 from ._errors import (
     BotChallenge,
     ConfigMissing,
@@ -40,9 +37,9 @@ from ._guard.extra import (
     llm_classifier_guard,
     parse_classifier_verdict,
 )
-from ._guard.report import Decision, Finding, GuardReport, Location, Severity
 from ._protocols import ContentGuard, GuardRequest, GuardSegment, Resolver
 from ._reader import AsyncReader
+from ._report import Decision, Finding, GuardReport, Location, Severity
 from ._safe import fence
 from ._search import (
     ProviderFailure,
@@ -64,6 +61,7 @@ from ._store.store import ReadStore, StoredHit
 from ._sync import Reader, read
 from ._tools import SyncToolset, ToolBudget, Toolset
 from ._tools.canary import CanaryCheck
+from ._version import __version__
 
 __all__ = [
     "REFERENCE_CLASSIFIER_PROMPT",
@@ -75,8 +73,6 @@ __all__ = [
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",
-    "CrawlPage",
-    "CrawlRun",
     "Decision",
     "Document",
     "ErrorCode",
@@ -92,7 +88,6 @@ __all__ = [
     "Location",
     "Metadata",
     "NetworkError",
-    "PageLinks",
     "PagewardenError",
     "ParseChanged",
     "ProviderFailure",

@@ -15,16 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from ._browser.config import BrowserConfig
+from ._browser_config import BrowserConfig
 from ._errors import InvalidInput
 from ._protocols import ContentGuard, IPAddress, Resolver
 from ._store.config import ReadStoreConfig
 
 if TYPE_CHECKING:
     from ._net.upstream import UpstreamProxy
-    # Only for annotations: importing the search package here would make
-    # every search module that needs the config a circular import.
-    from ._search.types import SearchProvider
+    from ._search_types import SearchProvider
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
@@ -282,7 +280,7 @@ def check_guard_timeout(value: object) -> float:
 
 
 def _default_user_agent() -> str:
-    from . import __version__
+    from ._version import __version__
 
     return f"pagewarden/{__version__}"
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from ._guard.report import Decision, Finding
+from ._report import Decision, Finding
 
 __all__ = ["Document", "FetchInfo", "Metadata", "PageLinks", "SecurityReport", "Timings"]
 

@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    # Type-only: importing the guard package here would close an import cycle
-    # (_guard -> _config -> _protocols).
-    from ._guard.report import GuardReport, Location
+    from ._report import GuardReport, Location
 
 __all__ = ["ContentGuard", "GuardRequest", "GuardSegment", "IPAddress", "Resolver"]
 

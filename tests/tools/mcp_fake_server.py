@@ -13,9 +13,9 @@ import json
 import os
 import sys
 
+from pagewarden._mcp.options import McpOptions
+from pagewarden._mcp.server import main
 from pagewarden._search.types import RawHit
-from pagewarden._tools.mcp_config import McpOptions
-from pagewarden._tools.mcp_server import main
 from tests.tools.fakes import FakeSearchProvider
 
 

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from pagewarden import ConfigMissing, InvalidInput
-from pagewarden._tools import ToolBudget, mcp_config, mcp_main
-from pagewarden._tools.mcp_config import McpOptions, build_reader, default_search_factory, parse_options
-from pagewarden._tools.mcp_server import main
+from pagewarden._mcp import mcp_main
+from pagewarden._mcp import options as mcp_config
+from pagewarden._mcp.options import McpOptions, build_reader, default_search_factory, parse_options
+from pagewarden._mcp.server import main
+from pagewarden._tools import ToolBudget
 
 # (argv, environment, expected option values)
 OPTION_CASES: list[tuple[list[str], dict[str, str], dict[str, Any]]] = [
@@ -126,7 +128,7 @@ def test_main_refuses_bad_configuration(argv: list[str], monkeypatch: pytest.Mon
 
 def test_missing_sdk_exits_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Without the mcp package, ``pagewarden mcp`` says how to install it and exits 2."""
-    monkeypatch.delitem(sys.modules, "pagewarden._tools.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "pagewarden._mcp.server", raising=False)
     for name in ("mcp", "mcp_types"):
         monkeypatch.setitem(sys.modules, name, None)
     assert mcp_main([]) == 2

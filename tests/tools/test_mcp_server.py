@@ -162,7 +162,7 @@ async def test_mcp_session(fixture_server: FixtureServer, tmp_path: Path) -> Non
 async def test_real_entry_point_starts_fast_with_ddgs(tmp_path: Path) -> None:
     """The real entry point with the default keyless provider offers web_search and answers quickly."""
     parameters = StdioServerParameters(
-        command=sys.executable, args=["-m", "pagewarden._tools.mcp_server", "--search", "ddgs"], cwd=str(REPO)
+        command=sys.executable, args=["-m", "pagewarden._mcp.server", "--search", "ddgs"], cwd=str(REPO)
     )
     started = time.monotonic()
     with (tmp_path / "stderr.txt").open("w", encoding="utf-8") as errlog:

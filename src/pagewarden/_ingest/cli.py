@@ -180,7 +180,7 @@ def _ray_items(args: argparse.Namespace, skip: set[str]) -> Iterator[tuple[str, 
 
 def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, err: TextIO) -> int:
     try:
-        from ..integrations.ray import ingest_with_ray
+        from .ray_run import ingest_with_ray
     except ImportError:
         return _usage(err, "--ray needs the ray extra: pip install 'pagewarden[ray]'")
     summary = ingest_with_ray(

@@ -24,11 +24,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from .. import __version__
 from .._errors import PagewardenError
 from .._reader import AsyncReader
-from .mcp_config import McpOptions, SearchFactory, build_reader, default_search_factory, parse_options
-from .toolset import Toolset, toolset_for
+from .._tools import Toolset, toolset_for
+from .._version import __version__
+from .options import McpOptions, SearchFactory, build_reader, default_search_factory, parse_options
 
 __all__ = ["INSTRUCTIONS", "build_server", "main", "serve_stdio"]
 
@@ -123,5 +123,5 @@ def main(
     return EXIT_OK
 
 
-if __name__ == "__main__":  # pragma: no cover - ``python -m pagewarden._tools.mcp_server``
+if __name__ == "__main__":  # pragma: no cover - ``python -m pagewarden._mcp.server``
     sys.exit(main())

@@ -36,7 +36,7 @@ from .._config import GUARD_PROFILES, RENDER_MODES
 from .._errors import ConfigMissing, InvalidInput
 from .._reader import AsyncReader
 from .._search.types import SearchProvider
-from .budget import ToolBudget
+from .._tools import ToolBudget
 
 __all__ = ["SEARCH_CHOICES", "McpOptions", "SearchFactory", "build_reader", "default_search_factory", "parse_options"]
 
