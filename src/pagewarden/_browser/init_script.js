@@ -15,6 +15,7 @@
   const refuse = __PAGEWARDEN_REFUSE__;
   const pendingName = __PAGEWARDEN_PENDING_NAME__;
   const timerLimitMs = __PAGEWARDEN_TIMER_LIMIT_MS__;
+  const requestLimit = __PAGEWARDEN_REQUEST_LIMIT__;
   const lock = (owner, name, value) => {
     // Non-writable and non-configurable, so the page cannot put the original back.
     try {
@@ -49,7 +50,7 @@
   if (refuse.window_open) {
     lock(globalThis, "open", function open() { return null; });
   }
-  trackPendingWork(pendingName, timerLimitMs, lock);
+  trackPendingWork(pendingName, timerLimitMs, requestLimit, lock);
   trackLazyContent(pendingName + "Lazy", lock);
 })();
 
@@ -90,7 +91,12 @@ function trackLazyContent(name, lock) {
 // Timeouts (up to timerLimitMs), animation frames and idle callbacks scheduled and not yet run or
 // cancelled. The wrappers stay writable like the originals: frameworks (zone.js, test shims) legitimately
 // wrap timers again.
-function trackPendingWork(pendingName, timerLimitMs, lock) {
+//
+// fetch and XMLHttpRequest calls past requestLimit (the policy's request budget) in one document fail at
+// once, as a network error would, without reaching the browser's network stack: a page firing thousands
+// of requests costs its own read (the budget still ends it), not the browser's event pipe that other reads
+// share. Workers and pristine realms can bypass this; the routing budget still counts what they send.
+function trackPendingWork(pendingName, timerLimitMs, requestLimit, lock) {
   // One set per scheduler: timeout, frame and idle-callback ids are separate number spaces.
   const pendingSets = [];
   const wrapScheduler = (owner, name, cancelName, counts) => {
@@ -134,13 +140,21 @@ function trackPendingWork(pendingName, timerLimitMs, lock) {
   // Counted here, in the thread that answers the settle probe, because the browser's own request event
   // reaches pagewarden a moment after the call: a probe in between would otherwise see a quiet network.
   let requests = 0;
+  let started = 0;
   const finished = () => {
     requests -= 1;
+  };
+  const overBudget = () => {
+    started += 1;
+    return started > requestLimit;
   };
   const originalFetch = globalThis.fetch;
   if (typeof originalFetch === "function") {
     globalThis.fetch = {
       fetch(...args) {
+        if (overBudget()) {
+          return Promise.reject(new TypeError("Failed to fetch"));
+        }
         const promise = originalFetch.apply(this, args);
         requests += 1;
         // (A handler on a rejected fetch also means the page gets no "unhandledrejection" for it.)
@@ -154,6 +168,9 @@ function trackPendingWork(pendingName, timerLimitMs, lock) {
   if (typeof originalSend === "function") {
     xhr.send = {
       send(...args) {
+        if (overBudget()) {
+          throw new DOMException("Failed to execute 'send' on 'XMLHttpRequest'", "NetworkError");
+        }
         originalSend.apply(this, args);
         requests += 1;
         this.addEventListener("loadend", finished, { once: true });

@@ -1,21 +1,23 @@
 """The browser pool: one Chromium, launched lazily, reused, recycled, and never leaked.
 
-A :class:`BrowserPool` owns at most one *current* browser (plus, for a moment,
-one being retired). Each browser lives in an :class:`_Instance` whose
-resources (the egress proxy, the Playwright driver, Chromium) are entered and
-exited by one supervisor task, so anyio's rule that a context manager exits
-in the task that entered it holds whichever read triggered the launch and
-whichever event (idle timer, crash, recycling, :meth:`BrowserPool.aclose`)
-ends it.
+A :class:`BrowserPool` owns at most one *current* browser (a
+:class:`~.instance.BrowserInstance`: egress proxy, Playwright driver and
+Chromium under one supervisor task) plus, for a while, retired ones that
+still finish their reads.
 
 Reads take a slot first: ``concurrency`` slots, FIFO, with at most
 ``max_queue`` reads waiting; one more is ``RATE_LIMITED``
 (``reason="browser_queue_full"``). A browser is retired after
-``recycle_after`` contexts, when it disconnects or crashes, and after
-``idle_timeout`` seconds without a read. Leaks are closed three ways: the
-supervisor kills whatever of the process group is left after closing, a
-``weakref.finalize`` (run at interpreter exit too) kills it if the pool was
-never closed, and Playwright's driver kills its browsers when its pipe closes.
+``recycle_after`` contexts, after ``idle_timeout`` seconds without a read,
+and when contexts it could not close pile up (:mod:`.contexts`). Retiring
+never stops a browser under a read: the next read gets a new browser and the
+retired one stops when its last in-flight read ends (on its own deadline at
+the latest). Only a browser that disconnects or crashes fails the reads on it.
+
+Isolation: a hostile page costs its own read and nothing else. Its context
+is closed after it, or abandoned and counted when it will not close in time
+(:class:`~.contexts.ContextSupply`); its proxy session is revoked with it;
+the browser and its other reads carry on.
 
 Pre-warming (``prewarm=True``, the default): once a read's document has
 loaded (:meth:`Lease.warm_next`), the browser starts preparing the next context
@@ -32,32 +34,26 @@ Playwright's async API runs on asyncio only; so does this pool.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import itertools
-import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Error, async_playwright
+from playwright.async_api import Browser
 
 from .._config import ReaderConfig
-from .._egress import PinningProxy, ProxyEndpoint, check_environment
-from .._errors import ConfigMissing, NetworkError, PagewardenError, RateLimited
-from .boundary import launch_error
+from .._egress import PinningProxy, check_environment
+from .._errors import ConfigMissing, NetworkError, RateLimited
 from .config import BrowserConfig
-from .discovery import BrowserExecutable, find_chromium
 from .fresh import FreshContext
-from .launch import build_launch_options, check_sandbox, new_marker
+from .instance import BrowserInstance
+from .launch import check_sandbox
 from .policy import BrowserPolicy, load_policy
-from .processes import find_marked_process, kill_group
 
 __all__ = ["BrowserPool", "Lease", "ProxyFactory"]
-
-_CLOSE_TIMEOUT = 5.0
 
 
 class ProxyFactory(Protocol):
@@ -72,259 +68,11 @@ def _default_proxy(reader_config: ReaderConfig, policy: BrowserPolicy) -> Pinnin
     return PinningProxy(reader_config, max_download_bytes=policy.max_bytes + 65_536)
 
 
-class _Instance:
-    """One browser with its proxy and driver, owned by a supervisor task."""
-
-    def __init__(self, pool: BrowserPool, generation: int) -> None:
-        self.pool = pool
-        self.generation = generation
-        self.browser: Browser | None = None
-        self.proxy: PinningProxy | None = None
-        self.executable: BrowserExecutable | None = None
-        self.marker = new_marker()
-        self.pid: int | None = None
-        self.served = 0
-        self.active = 0
-        self.dead = False
-        self.retiring = False
-        self.error: PagewardenError | None = None
-        self.ready = asyncio.Event()
-        self._stop = asyncio.Event()
-        self.done = asyncio.Event()
-        self.dead_callbacks: set[Callable[[], None]] = set()
-        self._finalizer: weakref.finalize[Any, Any] | None = None
-        # The pre-warmed context being prepared or ready, the contexts it made that no read
-        # owns yet, and the tasks closing spares nobody will use.
-        self._spare: asyncio.Task[FreshContext] | None = None
-        self.unleased: set[BrowserContext] = set()
-        # Contexts of finished reads still being closed (see release_context).
-        self.closing: set[BrowserContext] = set()
-        self._closers: set[asyncio.Task[None]] = set()
-        self.task = asyncio.get_running_loop().create_task(self._supervise(), name=f"pagewarden-browser-{generation}")
-
-    # -- lifecycle, all inside the supervisor task ---------------------------------------
-    async def _supervise(self) -> None:
-        try:
-            async with AsyncExitStack() as stack:
-                try:
-                    await self._start(stack)
-                except Exception as exc:
-                    self.error = launch_error(exc, remote=self.pool.config.remote)
-                    return
-                finally:
-                    self.ready.set()
-                await self._stop.wait()
-        finally:
-            self._kill_leftovers()
-            self.dead = True
-            self.done.set()
-
-    async def _start(self, stack: AsyncExitStack) -> None:
-        config = self.pool.config
-        proxy = self.pool.proxy_factory(self.pool.reader_config, self.pool.policy)
-        self.proxy = await stack.enter_async_context(proxy)
-        playwright = await stack.enter_async_context(async_playwright())
-        if config.browser_endpoint is not None:
-            browser = await playwright.chromium.connect(config.browser_endpoint, timeout=config.launch_timeout * 1000)
-        elif config.cdp_endpoint is not None:
-            browser = await playwright.chromium.connect_over_cdp(
-                config.cdp_endpoint, timeout=config.launch_timeout * 1000
-            )
-        else:
-            self.executable = find_chromium(config.executable, environ=self.pool.environ)
-            options = build_launch_options(
-                config, self.executable.path, self.launch_endpoint, self.marker, environ=self.pool.environ
-            )
-            browser = await playwright.chromium.launch(**options)
-        stack.push_async_callback(self._close_browser, browser)
-        self.browser = browser
-        browser.on("disconnected", lambda _browser: self._on_disconnected())
-        if not config.remote:
-            self.pid = find_marked_process(self.marker)
-            if self.pid is not None and self.executable is not None:
-                # Runs at interpreter exit too, if nobody closed the pool.
-                self._finalizer = weakref.finalize(self, kill_group, self.pid, self.marker, str(self.executable.path))
-
-    async def _close_browser(self, browser: Browser) -> None:
-        with anyio.move_on_after(_CLOSE_TIMEOUT):
-            await self._drop_spare()
-            with contextlib.suppress(Error):
-                await browser.close()
-
-    def _kill_leftovers(self) -> None:
-        if self.pid is not None and self.executable is not None:
-            kill_group(self.pid, self.marker, str(self.executable.path))
-        if self._finalizer is not None:
-            self._finalizer.detach()
-
-    def _on_disconnected(self) -> None:
-        self.dead = True
-        for callback in list(self.dead_callbacks):
-            callback()
-        self.pool._forget(self)
-        self.stop()
-
-    # -- used by the pool -----------------------------------------------------------------
-    @property
-    def launch_endpoint(self) -> ProxyEndpoint:
-        """The launch-level proxy endpoint (host, port, credentials)."""
-        if self.proxy is None:
-            raise ConfigMissing("the egress proxy is not running", reason="proxy_not_running", stage="browser")
-        return ProxyEndpoint("127.0.0.1", self.proxy.port, self.proxy.username, self.proxy.password)
-
-    def stop(self) -> None:
-        """Ask the supervisor to close everything (returns at once)."""
-        self._stop.set()
-
-    # -- fresh contexts -------------------------------------------------------------------
-    async def _create_context(self) -> FreshContext:
-        if self.browser is None or self.proxy is None:  # pragma: no cover - only called on a started instance
-            raise ConfigMissing("the browser is not running", reason="browser_not_running", stage="browser")
-        return await FreshContext.create(
-            self.browser,
-            self.proxy,
-            self.pool.policy,
-            user_agent=self.pool.reader_config.user_agent,
-            on_context=self.unleased.add,
-        )
-
-    def _wants_spare(self) -> bool:
-        # A spare only for a read that can still come to this browser.
-        return (
-            self.pool.prewarm
-            and not self.pool.closed
-            and not self.dead
-            and not self.retiring
-            and self.served < self.pool.config.recycle_after
-        )
-
-    def warm(self) -> None:
-        """Start preparing the next read's context, unless a spare exists or no read can use it.
-
-        Called by a read once its document has loaded (DOMContentLoaded: the
-        page's own loading no longer competes with the spare for the CPU, and
-        the spare is ready when the next read starts) and when a lease ends.
-        """
-        if self._spare is None and self._wants_spare():
-            task = asyncio.get_running_loop().create_task(self._create_context(), name="pagewarden-prewarm")
-            # A spare that fails (browser gone) is simply not used; its error is consumed here.
-            task.add_done_callback(_consume_error)
-            self._spare = task
-
-    async def fresh_context(self) -> tuple[FreshContext, bool]:
-        """A fresh context for one read: the spare if one is usable, else a new one; and whether it was warm.
-
-        The caller owns the context and must close it. The next spare is not
-        started here: preparing it costs CPU that this read's navigation needs
-        (see :meth:`warm`).
-        """
-        task, self._spare = self._spare, None
-        fresh: FreshContext | None = None
-        if task is not None:
-            try:
-                # Shielded: a read cancelled while its context is still being prepared must not
-                # cancel Playwright half-way; the orphan is closed once ready.
-                fresh = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                task.add_done_callback(self._close_orphan)
-                raise
-            except Exception:
-                fresh = None  # failed to warm up (the browser may be gone): make one now, which reports why
-            if fresh is not None:
-                try:
-                    usable = await fresh.responsive()
-                except BaseException:  # cancelled while checking: nobody will use this spare
-                    self._close_later(fresh)
-                    raise
-                if not usable:
-                    self._close_later(fresh)
-                    fresh = None
-        warm = fresh is not None
-        if fresh is None:
-            fresh = await self._create_context()
-        self.unleased.discard(fresh.context)
-        return fresh, warm
-
-    async def release_context(self, fresh: FreshContext) -> None:
-        """Close a read's context after the read, off the read's path when possible.
-
-        Closing takes a browser round trip (~10 ms) that the read's caller
-        need not wait for: the snapshot is taken, and until it is closed the
-        context stays under the same routing and proxy session as during the
-        read. Closes run in the background up to the pool's concurrency; past
-        that (closes falling behind) the read waits for its own, so the number
-        of closing contexts stays bounded. A context that will not close means
-        a wedged browser, which is replaced either way.
-        """
-        self.closing.add(fresh.context)
-        if self.dead or len(self._closers) >= self.pool.config.concurrency:
-            await self._close_read_context(fresh)
-            return
-        closer = asyncio.get_running_loop().create_task(
-            self._close_read_context(fresh), name="pagewarden-close-context"
-        )
-        self._closers.add(closer)
-        closer.add_done_callback(self._closers.discard)
-
-    async def _close_read_context(self, fresh: FreshContext) -> None:
-        try:
-            if not await fresh.close():
-                self.pool.discard(self)
-        finally:
-            self.closing.discard(fresh.context)
-
-    def _close_orphan(self, task: asyncio.Task[FreshContext]) -> None:
-        if not task.cancelled() and task.exception() is None:
-            self._close_later(task.result())
-
-    def _close_later(self, fresh: FreshContext) -> None:
-        self.unleased.discard(fresh.context)
-        closer = asyncio.get_running_loop().create_task(_close_quietly(fresh), name="pagewarden-close-spare")
-        self._closers.add(closer)
-        closer.add_done_callback(self._closers.discard)
-
-    async def _drop_spare(self) -> None:
-        """Close the spare (ready or being prepared) and wait for pending closes; used before the browser closes."""
-        task, self._spare = self._spare, None
-        if task is not None:
-            if task.done():
-                self._close_orphan(task)
-            else:
-                # The browser is about to close, which ends any half-made context with it.
-                task.cancel()
-                await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
-        if self._closers:
-            await asyncio.gather(*self._closers, return_exceptions=True)
-        self.unleased.clear()
-
-    @property
-    def spare_ready(self) -> FreshContext | None:
-        """The ready spare, if there is one (for tests and diagnostics)."""
-        task = self._spare
-        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
-            return None
-        return task.result()
-
-    async def wait_closed(self) -> None:
-        """Stop and wait until the browser, driver and proxy are gone."""
-        self.stop()
-        await self.done.wait()
-
-
-def _consume_error(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
-
-
-async def _close_quietly(fresh: FreshContext) -> None:
-    await fresh.close()
-
-
 @dataclass(frozen=True, slots=True)
 class Lease:
     """A slot in the pool and the browser it runs on, for one read."""
 
-    instance: _Instance
+    instance: BrowserInstance
     waited: float
     launched: bool
 
@@ -347,7 +95,7 @@ class Lease:
         return await self.instance.fresh_context()
 
     def warm_next(self) -> None:
-        """Let the browser prepare the next read's context now (see :meth:`_Instance.warm`)."""
+        """Let the browser prepare the next read's context now (see :meth:`BrowserInstance.warm`)."""
         self.instance.warm()
 
 
@@ -384,14 +132,15 @@ class BrowserPool:
         self.proxy_factory: ProxyFactory = proxy_factory or _default_proxy
         self.environ = environ
         self._generations = itertools.count(1)
-        self._current: _Instance | None = None
-        self._instances: set[_Instance] = set()
+        self._current: BrowserInstance | None = None
+        self._instances: set[BrowserInstance] = set()
         self._slots: anyio.Semaphore | None = None
         self._launch_lock: anyio.Lock | None = None
         self._waiting = 0
         self._idle_handle: asyncio.TimerHandle | None = None
         self._closed = False
         self.launches = 0
+        self._abandoned = 0  # contexts abandoned by browsers already gone
 
     async def __aenter__(self) -> BrowserPool:
         return self
@@ -418,18 +167,26 @@ class BrowserPool:
 
         ``contexts`` counts the live contexts of reads; ``spare`` the
         pre-warmed ones no read owns yet; ``closing`` those of finished reads
-        still being closed. Together they are every context of every live browser.
+        still being closed; ``stuck`` abandoned ones Chromium has not closed
+        yet. Together they are every context of every live browser.
+        ``abandoned`` counts every context that would not close in time
+        (for the pool's life, retired browsers included); ``retiring`` the
+        retired browsers still finishing their reads.
         """
         live = [i for i in self._instances if i.browser is not None and not i.dead]
         every = [(i, set(i.browser.contexts)) for i in live if i.browser is not None]
-        spare = sum(len(contexts & i.unleased) for i, contexts in every)
-        closing = sum(len(contexts & i.closing) for i, contexts in every)
+        spare = sum(len(contexts & i.contexts.unleased) for i, contexts in every)
+        closing = sum(len(contexts & i.contexts.closing) for i, contexts in every)
+        stuck = sum(len(contexts & i.contexts.stuck - i.contexts.closing) for i, contexts in every)
         return {
             "launches": self.launches,
             "browsers": len(live),
-            "contexts": sum(len(contexts) for _, contexts in every) - spare - closing,
+            "contexts": sum(len(contexts) for _, contexts in every) - spare - closing - stuck,
             "spare": spare,
             "closing": closing,
+            "stuck": stuck,
+            "abandoned": self._abandoned + sum(i.contexts.abandoned for i in self._instances),
+            "retiring": sum(1 for i in live if i.retiring),
             "active": sum(i.active for i in self._instances),
             "waiting": self._waiting,
             "pids": [i.pid for i in live if i.pid is not None],
@@ -470,7 +227,7 @@ class BrowserPool:
             instance.active += 1
             instance.served += 1
             if instance.served >= self.config.recycle_after:
-                self._retire(instance)
+                self.retire(instance)
             try:
                 yield Lease(instance, anyio.current_time() - started, launched)
             finally:
@@ -483,7 +240,7 @@ class BrowserPool:
             slots.release()
             self._schedule_idle()
 
-    async def _instance(self) -> tuple[_Instance, bool]:
+    async def _instance(self) -> tuple[BrowserInstance, bool]:
         if self._launch_lock is None:
             self._launch_lock = anyio.Lock()
         async with self._launch_lock:
@@ -498,7 +255,7 @@ class BrowserPool:
                 )
             launched = instance is None or instance.dead or instance.retiring
             if instance is None or launched:
-                instance = _Instance(self, next(self._generations))
+                instance = BrowserInstance(self, next(self._generations))
                 self._current = instance
                 self._instances.add(instance)
                 instance.task.add_done_callback(functools.partial(self._dropped, instance))
@@ -510,29 +267,26 @@ class BrowserPool:
             with anyio.CancelScope(shield=True):
                 await instance.ready.wait()
             if instance.error is not None:
-                self._forget(instance)
+                self.forget(instance)
                 raise instance.error
             if instance.dead:
-                self._forget(instance)
+                self.forget(instance)
                 raise NetworkError("the browser exited while starting", reason="browser_crashed", stage="browser")
             return instance, launched
 
-    def _dropped(self, instance: _Instance, _task: asyncio.Task[None]) -> None:
+    def _dropped(self, instance: BrowserInstance, _task: asyncio.Task[None]) -> None:
+        self._abandoned += instance.contexts.abandoned
         self._instances.discard(instance)
 
-    def _forget(self, instance: _Instance) -> None:
+    def forget(self, instance: BrowserInstance) -> None:
+        """Stop giving new reads to ``instance`` (it died or is retiring)."""
         if self._current is instance:
             self._current = None
 
-    def discard(self, instance: _Instance) -> None:
-        """Replace a browser that misbehaves (a context that would not close): stop it now."""
-        self._forget(instance)
+    def retire(self, instance: BrowserInstance) -> None:
+        """Give new reads a new browser; stop ``instance`` once its in-flight reads are done."""
         instance.retiring = True
-        instance.stop()
-
-    def _retire(self, instance: _Instance) -> None:
-        instance.retiring = True
-        self._forget(instance)
+        self.forget(instance)
         if instance.active == 0:
             instance.stop()
 
@@ -549,10 +303,10 @@ class BrowserPool:
         loop = asyncio.get_running_loop()
         self._idle_handle = loop.call_later(self.config.idle_timeout, self._on_idle, self._current)
 
-    def _on_idle(self, instance: _Instance) -> None:
+    def _on_idle(self, instance: BrowserInstance) -> None:
         self._idle_handle = None
         if instance is self._current and instance.active == 0 and self._waiting == 0:
-            self._retire(instance)
+            self.retire(instance)
 
     # -- closing --------------------------------------------------------------------------
     def _check_open(self) -> None:

@@ -85,7 +85,7 @@ class RenderedPage:
         limitations: what this render could not see or guarantee.
         requests_blocked: requests the policy blocked, by reason.
         proxy_refusals: requests the egress proxy refused for this read, by reason.
-        requests: requests the page made (routed ones).
+        requests: requests the policy let through (refused ones are in ``requests_blocked``).
         bytes_received: network bytes the page received.
         timings: milliseconds per step (``queue``, ``context``, ``navigation``,
             ``settle``, ``scroll``, ``snapshot``, ``total``), ``scroll_steps``

@@ -12,7 +12,9 @@ those and applies the address policy (see :mod:`.launch`). What routing adds
 is what the proxy cannot see inside an HTTPS tunnel: the method and the kind
 of request.
 
-A budget overrun (requests, bytes) is recorded as :attr:`PageGuard.violation`
+Requests the policy lets through count against the request budget; refused
+ones count apart (see :meth:`PageGuard.handle_route`). A budget overrun
+(requests, refused requests, bytes) is recorded as :attr:`PageGuard.violation`
 and reported through the ``on_violation`` callback, which the renderer uses
 to stop the read at once.
 """
@@ -34,7 +36,7 @@ from .._errors import InvalidInput, PagewardenError, ResponseTooLarge, UnsafeURL
 from .._net.urls import parse_target
 from .policy import BrowserPolicy
 
-__all__ = ["ABORT_ERROR_CODE", "PageGuard", "init_script"]
+__all__ = ["ABORT_ERROR_CODE", "REFUSED_PER_REQUEST", "PageGuard", "init_script"]
 
 # Chromium's net::ERR_BLOCKED_BY_CLIENT: what an ad blocker produces, so pages
 # treat it as an ordinary failed load.
@@ -43,6 +45,9 @@ _WS_POLICY_VIOLATION: Final = 1008
 _PLACEHOLDER: Final = "__PAGEWARDEN_REFUSE__"
 _PENDING_PLACEHOLDER: Final = "__PAGEWARDEN_PENDING_NAME__"
 _TIMER_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_TIMER_LIMIT_MS__"
+_REQUEST_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_REQUEST_LIMIT__"
+# Refused requests a page may make per request of its budget (5,000 under the default policy).
+REFUSED_PER_REQUEST: Final = 50
 
 
 @functools.cache
@@ -69,6 +74,7 @@ def init_script(policy: BrowserPolicy, pending_name: str = "__pagewardenPending"
         template.replace(_PLACEHOLDER, json.dumps(refuse, sort_keys=True))
         .replace(_PENDING_PLACEHOLDER, json.dumps(pending_name))
         .replace(_TIMER_LIMIT_PLACEHOLDER, str(round(policy.settle_time * 1000)))
+        .replace(_REQUEST_LIMIT_PLACEHOLDER, str(policy.max_requests))
     )
 
 
@@ -98,6 +104,8 @@ class PageGuard:
         self.page: Page | None = None
         self.blocked: collections.Counter[str] = collections.Counter()
         self.requests = 0
+        self.refused = 0
+        self._max_refused = REFUSED_PER_REQUEST * policy.max_requests
         self.bytes = 0
         self.inflight = 0
         self.violation: PagewardenError | None = None
@@ -172,20 +180,37 @@ class PageGuard:
 
     # -- Playwright handlers ------------------------------------------------------------
     async def handle_route(self, route: Route, request: Request) -> None:
-        """The ``context.route("**/*")`` handler."""
-        self.requests += 1
-        reason: str | None
-        if self.requests > self._policy.max_requests:
-            reason = "request_budget"
-            self._violate(
-                ResponseTooLarge(
-                    f"the page made more than {self._policy.max_requests} requests",
-                    reason="browser_request_budget",
-                    stage="browser",
+        """The ``context.route("**/*")`` handler.
+
+        A request the policy lets through counts against ``max_requests``; a
+        refused one (a subframe, an image, a third party...) never reaches the
+        network and counts apart, against a larger bound
+        (:data:`REFUSED_PER_REQUEST` times ``max_requests``), so a page with
+        many refused frames still renders its own text while a page that
+        loops on refused requests still ends.
+        """
+        reason = self.verdict(request)
+        if reason is None:
+            self.requests += 1
+            if self.requests > self._policy.max_requests:
+                reason = "request_budget"
+                self._violate(
+                    ResponseTooLarge(
+                        f"the page made more than {self._policy.max_requests} requests",
+                        reason="browser_request_budget",
+                        stage="browser",
+                    )
                 )
-            )
         else:
-            reason = self.verdict(request)
+            self.refused += 1
+            if self.refused > self._max_refused:
+                self._violate(
+                    ResponseTooLarge(
+                        f"the page made more than {self._max_refused} refused requests",
+                        reason="browser_refused_budget",
+                        stage="browser",
+                    )
+                )
         # The page or context may go away while the request waits; nothing to do then.
         with contextlib.suppress(Error):
             if reason is None:
