@@ -30,12 +30,12 @@ from typing import Any
 
 from .._document import Document
 from .._errors import GuardDenied, InvalidInput, PagewardenError, UnknownError
-from .._reader import AsyncReader
 from . import formats
 from .audit import AuditLog, AuditRecord, Writable
 from .budget import BudgetCounter, ToolBudget
 from .canary import Canary, CanaryCheck, find_canaries
 from .output import next_boundary, page_result, search_result, stored_result, tool_error
+from .protocol import ToolReader
 from .schemas import (
     DEFAULT_FETCH_CHARACTERS,
     DEFAULT_SEARCH_LIMIT,
@@ -72,7 +72,7 @@ class Toolset:
 
     def __init__(
         self,
-        reader: AsyncReader,
+        reader: ToolReader,
         *,
         budget: ToolBudget | None = None,
         audit_log: str | os.PathLike[str] | Writable | None = None,
@@ -80,7 +80,7 @@ class Toolset:
         document_ttl: float = DEFAULT_TTL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if not isinstance(reader, AsyncReader):
+        if not isinstance(reader, ToolReader):
             raise InvalidInput("toolset_for needs a pagewarden.AsyncReader", reason="invalid_reader")
         if budget is not None and not isinstance(budget, ToolBudget):
             raise InvalidInput("budget must be a ToolBudget or None", reason="invalid_budget")
@@ -327,7 +327,7 @@ def _decode(arguments: object) -> object:
 
 
 def toolset_for(
-    reader: AsyncReader,
+    reader: ToolReader,
     *,
     budget: ToolBudget | None = None,
     audit_log: str | os.PathLike[str] | Writable | None = None,
