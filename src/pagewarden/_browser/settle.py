@@ -36,6 +36,16 @@ own content) or later (up to ``max_time``); the observer, the budgets and the
 snapshot do not depend on it. Most client-rendered pages build their content
 from a fetch response and then schedule nothing, so they settle ``idle``
 after their last change instead of ``quiet``.
+
+Lazy content (:func:`scroll_for_lazy_content`): after settling, a page that
+set up lazy-loading hooks (the init script counts IntersectionObserver
+targets and scroll/wheel listeners on the window and document, read like the
+pending count) is scrolled one viewport at a time from the isolated world;
+each step lets two animation frames pass so the page's observer callbacks
+run, then settles again. Scrolling stops at the bottom of the page or at the
+policy's bounds (``scroll_steps``, ``scroll_time``); stopped by a bound with
+more page below, the render is truncated. A page without hooks is not
+scrolled, so a static page pays one probe.
 """
 
 from __future__ import annotations
@@ -362,6 +372,9 @@ async def scroll_for_lazy_content(
         with anyio.move_on_after(min(_SCROLL_STEP_TIMEOUT + 0.1, left)):
             moved = await probe.scroll_step()
         if moved is None:
+            if anyio.current_time() >= deadline:
+                # The time bound cut the step short.
+                return ScrollOutcome(steps, await _more_below(probe))
             # The step could not run (a busy page, a new document): what was rendered is read as it is.
             return ScrollOutcome(steps, False)
         if not moved:
