@@ -58,7 +58,7 @@ MAX_GUARDS = 16
 _GUARD_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 DEFAULT_CONTENT_TYPES: frozenset[str] = frozenset(
-    {"text/html", "application/xhtml+xml", "text/plain", "text/markdown"}
+    {"text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf"}
 )
 # Types the extractor knows how to read; configuring anything else would only
 # move the failure from intake to extraction.

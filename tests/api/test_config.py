@@ -23,7 +23,7 @@ INVALID_OPTIONS = [
     {"user_agent": ""},
     {"user_agent": "bad\nagent"},
     {"allowed_content_types": []},
-    {"allowed_content_types": ["application/pdf"]},
+    {"allowed_content_types": ["image/png"]},
     {"allowed_content_types": "text/html"},
     {"unsafe_allow_destinations": "127.0.0.1:80"},
     {"unsafe_allow_destinations": ["127.0.0.1"]},

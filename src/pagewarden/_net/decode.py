@@ -37,6 +37,7 @@ from .._errors import ResponseTooLarge, UnsupportedContentEncoding
 __all__ = [
     "ALLOWED_CODECS",
     "BINARY_MEDIA_TYPES",
+    "PDF_MEDIA_TYPES",
     "STEP",
     "BodyDecoder",
     "decode_text",
@@ -47,7 +48,9 @@ __all__ = [
 STEP: Final = 64 * 1024
 # Media types handed over as bytes (Latin-1 text); only fetched when a caller
 # adds them to ``allowed_content_types`` (the crawler's gzip sitemaps).
-BINARY_MEDIA_TYPES: Final = frozenset({"application/gzip", "application/x-gzip"})
+# PDFs (read by pagewarden._pdf) travel the same way, under their own size limits.
+PDF_MEDIA_TYPES: Final = frozenset({"application/pdf", "application/x-pdf"})
+BINARY_MEDIA_TYPES: Final = frozenset({"application/gzip", "application/x-gzip"}) | PDF_MEDIA_TYPES
 META_SCAN_BYTES: Final = 1024
 
 ALLOWED_CODECS: Final = frozenset(

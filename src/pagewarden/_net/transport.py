@@ -45,7 +45,7 @@ from .._errors import (
 )
 from .._protocols import IPAddress
 from .boundary import StageTracker, map_transport_errors
-from .decode import BodyDecoder, decode_text, parse_content_type
+from .decode import PDF_MEDIA_TYPES, BodyDecoder, decode_text, parse_content_type
 from .pinned import PinnedBackend
 from .redirects import check_redirect
 from .resolve import resolve_and_check
@@ -64,7 +64,7 @@ __all__ = [
     "time_left",
 ]
 
-ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8"
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8,application/pdf;q=0.8"
 ACCEPT_ENCODING = "gzip, deflate, br"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 SAFE_HEADERS = ("content-language", "last-modified", "etag")
@@ -190,21 +190,22 @@ async def _read_body(
             url=url,
             stage="http",
         )
+    limits = config.limits
+    # A PDF has size limits of its own (pages of a paper outweigh an article's HTML).
+    is_pdf = media in PDF_MEDIA_TYPES
+    max_compressed = limits.max_pdf_compressed_bytes if is_pdf else limits.max_compressed_bytes
+    max_decoded = limits.max_pdf_decoded_bytes if is_pdf else limits.max_decoded_bytes
     for length in _header_values(headers, "content-length"):
         if not length.strip().isdigit():
             raise UpstreamHTTP(
                 "the Content-Length is not a number", reason="invalid_content_length", url=url, stage="http"
             )
-        if int(length) > config.limits.max_compressed_bytes:
+        if int(length) > max_compressed:
             raise ResponseTooLarge(
                 "the declared body is too large", reason="content_length_too_large", url=url, stage="http"
             )
     encoding = ", ".join(_header_values(headers, "content-encoding")) or None
-    decoder = BodyDecoder(
-        encoding,
-        max_compressed=config.limits.max_compressed_bytes,
-        max_decoded=config.limits.max_decoded_bytes,
-    )
+    decoder = BodyDecoder(encoding, max_compressed=max_compressed, max_decoded=max_decoded)
     try:
         async for chunk in response.aiter_stream():
             decoder.feed(chunk)

@@ -11,6 +11,6 @@ worker processes a reader owns.
 """
 
 from .pool import PdfJob, PdfWorkers
-from .read import PDF_LIMITATIONS, PDF_TYPES, PdfRead, read_pdf
+from .read import PDF_TYPES, PdfRead, read_pdf
 
-__all__ = ["PDF_LIMITATIONS", "PDF_TYPES", "PdfJob", "PdfRead", "PdfWorkers", "read_pdf"]
+__all__ = ["PDF_TYPES", "PdfJob", "PdfRead", "PdfWorkers", "read_pdf"]

@@ -87,6 +87,7 @@ class _Item:
     kind: int
     box: Box
     rank: int
+    scale: float = 1.0
 
 
 @dataclass(slots=True)
@@ -110,6 +111,10 @@ def _transform(box: Box, m: Matrix) -> Box:
         xs.append(m[0] * x + m[2] * y + m[4])
         ys.append(m[1] * x + m[3] * y + m[5])
     return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _vertical_scale(m: Matrix) -> float:
+    return float((m[2] * m[2] + m[3] * m[3]) ** 0.5)
 
 
 def _bounds(obj: Any) -> Box | None:
@@ -154,7 +159,7 @@ def _walk(page: Any) -> list[_Item]:
                 continue
             if box is None:
                 continue
-            items.append(_Item(obj, kind, _transform(box, matrix), len(items)))
+            items.append(_Item(obj, kind, _transform(box, matrix), len(items), _vertical_scale(matrix)))
 
     visit(raw.FPDFPage_CountObjects(page), partial(raw.FPDFPage_GetObject, page), _IDENTITY, 0)
     return items
@@ -235,11 +240,16 @@ def _runs(chars: list[tuple[str, Box]], judge: Callable[[Box], str | None]) -> I
         yield current, "".join(parts)
 
 
-def _effective_size(obj: Any, box: Box) -> float:
+def _effective_size(item: _Item) -> float:
+    """The font size as drawn: the nominal size scaled by the text object's and enclosing forms' matrices."""
     size = ctypes.c_float()
-    nominal = size.value if raw.FPDFTextObj_GetFontSize(obj, size) else 0.0
-    height = box[3] - box[1]
-    return min(nominal, height) if nominal > 0 else height
+    nominal = size.value if raw.FPDFTextObj_GetFontSize(item.handle, size) else 0.0
+    height = item.box[3] - item.box[1]
+    if nominal <= 0:
+        return height
+    drawn = nominal * _vertical_scale(_matrix(item.handle)) * item.scale
+    # Glyph boxes are never much taller than the size they are drawn at.
+    return min(drawn, height * 2) if height > 0 else drawn
 
 
 def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _Page:
@@ -273,7 +283,7 @@ def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _
             mode=raw.FPDFTextObj_GetTextRenderMode(item.handle),
             fill=_colour(raw.FPDFPageObj_GetFillColor, item.handle),
             stroke=_colour(raw.FPDFPageObj_GetStrokeColor, item.handle),
-            size=_effective_size(item.handle, box),
+            size=_effective_size(item),
             box=box,
             background=background,
         )

@@ -22,6 +22,8 @@ __all__ = ["Block", "PageBlocks", "body_size", "page_blocks", "render_markdown",
 
 _BULLET = re.compile(r"^\s*([•◦▪‣●○■□–\-*])\s+")
 _ORDINAL = re.compile(r"^\s*(\d{1,3}|[a-z])[.)]\s+")
+# A bibliography entry ("[12] A. Author. Title.") starts a paragraph of its own.
+_REFERENCE = re.compile(r"^\s*\[\d{1,4}\]\s")
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
@@ -124,7 +126,8 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
     for row in _rows(page.lines):
         marker = _BULLET.match(row.text) or _ORDINAL.match(row.text)
         row_level = _heading_level(row.size, body) if len(row.text) <= _MAX_HEADING_CHARS else 0
-        new_block = previous is None or marker is not None or row_level > 0 or kind == "heading"
+        new_block = (previous is None or marker is not None or row_level > 0 or kind == "heading"
+                     or _REFERENCE.match(row.text) is not None)
         if previous is not None and not new_block:
             size = max(row.size, previous.size, 1.0)
             gap = previous.y0 - row.y1
@@ -161,14 +164,21 @@ def render_markdown(pages: list[PageBlocks], final_url: str) -> str:
     out: list[str] = []
     for page in pages:
         out.append(_page_marker(page.number, final_url))
+        previous = ""
         for block in page.blocks:
             if block.kind == "heading":
                 out.append("#" * block.level + " " + escape_text(block.text))
             elif block.kind == "item":
                 marker = f"{block.ordinal}." if block.ordinal and block.ordinal.isdigit() else "-"
-                out.append(f"{marker} {escape_text(block.text)}")
+                item = f"{marker} {escape_text(block.text)}"
+                if previous == "item":
+                    # Consecutive items make one tight list.
+                    out[-1] += "\n" + item
+                else:
+                    out.append(item)
             else:
                 out.append(plain_text_markdown(block.text))
+            previous = block.kind
     return "\n\n".join(out)
 
 

@@ -27,6 +27,7 @@ from .._guard import SegmentSet, inspect_segments
 from .._guard.extra import collect_extra_reports, implied_decision, merge_reports
 from .._guard.report import Decision, GuardReport
 from .._net import check_link
+from .._net.decode import PDF_MEDIA_TYPES
 from .._pipeline import Rendered, enforce_guard
 from .._safe import redact_lines, rule_block_filter, safe_markdown
 from .facts import PdfFacts, parse_facts
@@ -34,12 +35,9 @@ from .layout import PageBlocks, body_size, page_blocks, render_markdown, render_
 from .pool import PdfJob, PdfWorkers
 from .segments import guard_request, pdf_pieces, pdf_segments
 
-__all__ = ["PDF_LIMITATIONS", "PDF_TYPES", "PdfRead", "read_pdf"]
+__all__ = ["PDF_TYPES", "PdfRead", "read_pdf"]
 
-PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
-PDF_LIMITATIONS = (
-    "Read as a PDF: reading order follows the drawing order; PDF JavaScript was never run.",
-)
+PDF_TYPES = PDF_MEDIA_TYPES
 _PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})?(\d{2})?")
 
 

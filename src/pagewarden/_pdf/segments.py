@@ -32,6 +32,7 @@ from .layout import PageBlocks
 __all__ = ["PDF_NOTES", "guard_request", "pdf_pieces", "pdf_segments"]
 
 PDF_NOTES = (
+    "Read as a PDF: reading order follows the drawing order; PDF JavaScript was never run.",
     "PDF: text drawn in images (scans) is not read (no OCR); optional-content layers, soft masks, "
     "blend modes and annotation actions are not evaluated when judging what is hidden.",
 )

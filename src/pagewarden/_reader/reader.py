@@ -38,10 +38,11 @@ from .._config import (
     check_timeout,
 )
 from .._document import Document, FetchInfo, SecurityReport, Timings
-from .._errors import ConfigMissing, ContentInsufficient, InvalidInput, Timeout
+from .._errors import ConfigMissing, ContentInsufficient, InvalidInput, Timeout, UnsupportedContentType
 from .._guard.extra import collect_extra_reports, implied_decision, merge_reports
 from .._guard.report import Decision, GuardReport
 from .._net import FetchedResponse, fetch
+from .._pdf import PDF_TYPES, PdfWorkers, read_pdf
 from .._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
 from .._search.cache import SearchCache
 from .._store.store import ReadStore
@@ -70,6 +71,8 @@ T = TypeVar("T")
 STATIC_LIMITATIONS = (
     "Fetched without running JavaScript: content a script would add or hide was not seen.",
 )
+# What the browser says when a navigation turns out not to be HTML (a PDF among others).
+_BROWSER_NOT_HTML = frozenset({"browser_not_html", "browser_download_refused"})
 
 
 class AsyncReader:
@@ -89,6 +92,7 @@ class AsyncReader:
         self._config = base.replace(**options) if options else base
         self._closed = False
         self._pool: BrowserPool | None = None
+        self._pdf: PdfWorkers | None = None
         self._documents = DocumentCache(self._config)
         self._searches = SearchCache(self._config.cache)
         self._cooldowns = Cooldowns()
@@ -168,6 +172,9 @@ class AsyncReader:
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.aclose()
+        workers, self._pdf = self._pdf, None
+        if workers is not None:
+            await workers.aclose()
 
     async def read(
         self,
@@ -410,6 +417,15 @@ class AsyncReader:
             if when_unavailable is not None:
                 raise when_unavailable from None
             raise
+        except UnsupportedContentType as refused:
+            # A navigation that turns out to be a PDF is read through the static PDF path
+            # (same transport and policy); a browser never parses it.
+            if refused.reason not in _BROWSER_NOT_HTML:
+                raise
+            response = await fetch(url, self._config)
+            if response.content_type not in PDF_TYPES:
+                raise refused from None
+            return await self._process(url, response, use, limit, started, escalation=escalation)
         render_seconds = time.perf_counter() - render_started
         response = _rendered_response(page, static)
         return await self._process(
@@ -434,6 +450,8 @@ class AsyncReader:
         static: FetchedResponse | None = None,
     ) -> Document:
         config = self._config
+        if response.content_type in PDF_TYPES:
+            return await self._process_pdf(url, response, use, limit, started, escalation=escalation)
         inspected, guard_seconds = await anyio.to_thread.run_sync(
             partial(_timed, inspect_response, response, config, use), abandon_on_cancel=True
         )
@@ -458,6 +476,20 @@ class AsyncReader:
             url, response, report, rendered, stages, method=method, escalation=escalation,
             render_limitations=render_limitations, render_truncated=render_truncated,
         )
+
+    async def _process_pdf(
+        self, url: str, response: FetchedResponse, use: str, limit: int, started: float, *, escalation: str | None
+    ) -> Document:
+        if self._pdf is None:
+            limits = self._config.limits
+            self._pdf = PdfWorkers(max_workers=limits.pdf_workers, memory_bytes=limits.pdf_memory_bytes)
+        # The transport hands a PDF over as Latin-1 text: one character per byte.
+        data = response.text.encode("latin-1")
+        result = await read_pdf(data, url=response.final_url, config=self._config, requested_use=use,
+                                max_characters=limit, workers=self._pdf)
+        stages = _Stages(guard=result.guard_seconds, render=0.0, total=time.perf_counter() - started, static=None)
+        return _build_document(url, response, result.report, result.rendered, stages, method="http",
+                               escalation=escalation, render_limitations=())
 
 
 @dataclass(frozen=True, slots=True)
