@@ -159,7 +159,8 @@ Emit = Callable[[QueuedPage, Outcome], Awaitable[None]]
 
 
 def _redirect_check(scope: Scope) -> Callable[[str], str | None]:
-    return lambda url: None if scope.reason(url) is None else "redirect_out_of_scope"
+    # Only the boundary (host, port, prefix): include/exclude globs judge links, not where a page lands.
+    return lambda url: "redirect_out_of_scope" if scope.reason(url) == "out_of_scope" else None
 
 
 def local_read(reader: AsyncReader, options: CrawlOptions) -> ReadFunction:
@@ -310,7 +311,7 @@ class Crawler:
             delay = rules.crawl_delay if rules is not None else None
         async with self._limiter.slot(host_key(page.url), delay):
             outcome = await self._read(page, self.scope)
-        if outcome.ok and outcome.final_url and self.scope.reason(outcome.final_url) is not None:
+        if outcome.ok and outcome.final_url and self.scope.reason(outcome.final_url) == "out_of_scope":
             # A redirect left the scope where it could not be stopped (in the browser, on Ray).
             left = UnsafeURL("the page redirected out of the crawl's scope", reason="redirect_out_of_scope",
                              url=page.url, stage="crawl")
