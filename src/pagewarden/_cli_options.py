@@ -12,7 +12,14 @@ from typing import Any
 from ._browser.config import BrowserConfig
 from ._config import GUARD_PROFILES, REQUESTED_USES
 
-__all__ = ["add_browser_options", "add_guard_options", "add_unsafe_options", "browser_config"]
+__all__ = [
+    "add_browser_options",
+    "add_guard_options",
+    "add_proxy_options",
+    "add_unsafe_options",
+    "browser_config",
+    "proxy_options",
+]
 
 
 def add_guard_options(parser: argparse.ArgumentParser, *, subject: str = "content") -> None:
@@ -30,6 +37,27 @@ def add_unsafe_options(parser: argparse.ArgumentParser, *, sensitive_query: bool
     if sensitive_query:
         parser.add_argument("--unsafe-allow-sensitive-query", action="store_true",
                             help="send URLs whose query looks like it carries a secret or personal data")
+    # Every network command takes the unsafe options, so the proxy options come with them.
+    add_proxy_options(parser)
+
+
+def add_proxy_options(parser: argparse.ArgumentParser) -> None:
+    """``--proxy`` and ``--unsafe-proxy-remote-dns`` (see docs/egress.md)."""
+    parser.add_argument("--proxy", metavar="URL",
+                        help="upstream proxy for every connection: http://, https:// or socks5://host:port "
+                             "(user:password@ allowed; visible in process listings). Environment proxies are "
+                             "never used")
+    parser.add_argument("--unsafe-proxy-remote-dns", action="store_true",
+                        help="let the proxy resolve names (socks5h://, .onion over Tor): the address policy "
+                             "then checks names and IP literals only")
+
+
+def proxy_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`ReaderConfig` fields the proxy options describe."""
+    return {
+        "proxy": getattr(args, "proxy", None),
+        "unsafe_proxy_remote_dns": bool(getattr(args, "unsafe_proxy_remote_dns", False)),
+    }
 
 
 def add_browser_options(parser: argparse.ArgumentParser) -> None:

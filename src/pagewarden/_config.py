@@ -332,7 +332,9 @@ class ReaderConfig:
             search APIs and the browser alike (``http://``, ``https://`` or
             ``socks5://``, credentials as ``user:password@``); names are still
             resolved and checked here and the proxy is asked for the validated
-            address. Never taken from the environment. See docs/egress.md.
+            address. Never taken from the environment. A built-in search
+            provider must use the same proxy (``search_bypasses_proxy``
+            otherwise). See docs/egress.md.
         unsafe_proxy_remote_dns: let the proxy resolve names (``socks5h://``,
             ``.onion`` over Tor): the address policy then sees only names and
             IP literals, and every Document records that limitation.
@@ -422,6 +424,9 @@ class ReaderConfig:
         elif self.unsafe_proxy_remote_dns:
             raise InvalidInput("unsafe_proxy_remote_dns needs a proxy", reason="invalid_option")
         object.__setattr__(self, "upstream_proxy", upstream)
+        from ._search.egress import check_search_egress
+
+        check_search_egress(self.search, upstream)
         if not isinstance(self.read_store, ReadStoreConfig):
             raise InvalidInput("read_store must be a pagewarden.ReadStoreConfig", reason="invalid_store_config")
 

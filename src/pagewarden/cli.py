@@ -41,11 +41,11 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import __version__
-from ._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config
-from ._config import RENDER_MODES
+from ._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
+from ._config import RENDER_MODES, ReaderConfig
+from ._crawl.cli import add_crawl_parsers, run_crawl, run_map
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
-from ._crawl.cli import add_crawl_parsers, run_crawl, run_map
 from ._ingest.cli import add_ingest_parser, run_ingest
 from ._search.search_and_read import MAX_CONCURRENCY, SearchAndReadResult
 from ._search.types import TIME_RANGES, SearchProvider, SearchResults
@@ -169,6 +169,7 @@ def _run_read(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "guard_profile": args.profile,
         "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
+        **proxy_options(args),
     }
     try:
         options["browser"] = browser_config(args)
@@ -187,14 +188,14 @@ def _run_read(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _search_provider(name: str) -> SearchProvider:
+def _search_provider(name: str, proxy: dict[str, Any]) -> SearchProvider:
     from ._search import brave, ddgs
 
     if name == "brave":
         # Only from the environment: a key passed as a flag leaks into shell
         # history and process listings.
-        return brave(os.environ.get(BRAVE_KEY_VARIABLE) or None)
-    return ddgs()
+        return brave(os.environ.get(BRAVE_KEY_VARIABLE) or None, config=ReaderConfig(**proxy))
+    return ddgs(proxy=proxy["proxy"])
 
 
 def _print_hits(results: SearchResults | SearchAndReadResult, out: TextIO) -> None:
@@ -236,7 +237,8 @@ def _run_search(args: argparse.Namespace, out: TextIO, err: TextIO, provider: Se
             "guard_profile": args.profile,
             "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
             "browser": browser_config(args),
-            "search": provider if provider is not None else _search_provider(args.provider),
+            "search": provider if provider is not None else _search_provider(args.provider, proxy_options(args)),
+            **proxy_options(args),
         }
         with Reader(**options) as reader:
             result: SearchResults | SearchAndReadResult

@@ -10,6 +10,8 @@ import pytest
 from pagewarden.cli import main
 from tests.reader import pages
 from tests.support.server import FixtureServer
+from tests.support.tripwire import SocketTripwire
+from tests.support.upstream_proxy import UpstreamProxyServer
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 
@@ -130,4 +132,29 @@ async def test_reader_toolset_is_wired(fixture_server: FixtureServer) -> None:
 
     async with pagewarden.AsyncReader(unsafe_allow_destinations=(fixture_server.host_port,)) as reader:
         names = [tool["name"] for tool in reader.toolset().anthropic_definitions()]
-    assert names == ["fetch_content", "fetch_more"]
+    assert names == ["fetch_content", "fetch_more", "search_read_pages"]
+
+
+@pytest.mark.parametrize("command", ["read", "search", "crawl", "map", "ingest", "mcp"])
+def test_every_network_command_takes_proxy_options(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--proxy and --unsafe-proxy-remote-dns are offered by every command that connects anywhere."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(SystemExit):
+        main([command, "--help"], out=out, err=err)
+    shown = capsys.readouterr().out + out.getvalue()
+    assert "--proxy URL" in shown and "--unsafe-proxy-remote-dns" in shown
+
+
+def test_read_through_a_socks5_proxy(site: FixtureServer, socket_tripwire: SocketTripwire) -> None:
+    """`pagewarden read --proxy socks5://...` reads through the proxy, which is asked for the validated address."""
+    with UpstreamProxyServer() as proxy, socket_tripwire.allow("127.0.0.1", site.port):
+        code, out, _ = _run("read", site.url("/article"), "--render", "never", "--proxy", proxy.url("socks5"),
+                            "--unsafe-allow-destination", site.host_port)
+    assert code == 0 and "sediment settles" in out
+    assert [(r.kind, r.host, r.port) for r in proxy.requests] == [("socks5", "127.0.0.1", site.port)]
+
+
+def test_bad_proxy_is_invalid_usage_without_quoting_it(site: FixtureServer) -> None:
+    """A malformed --proxy exits 2 and the message never repeats the URL (it may carry credentials)."""
+    code, _, err = _run("read", site.url("/article"), "--proxy", "socks4://u:hunter2@127.0.0.1:1")
+    assert code == 2 and "hunter2" not in err

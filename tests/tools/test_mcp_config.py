@@ -69,12 +69,12 @@ class _Providers:
     """Stands in for the search package's provider constructors."""
 
     @staticmethod
-    def brave(key: str) -> str:
+    def brave(key: str, config: object = None) -> str:
         return "brave:" + key
 
     @staticmethod
-    def ddgs() -> str:
-        return "ddgs"
+    def ddgs(proxy: str | None = None) -> str:
+        return "ddgs" if proxy is None else "ddgs via " + proxy
 
 
 FACTORY_CASES: list[tuple[McpOptions, object, str | None]] = [

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import anyio
 
-from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options
+from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, proxy_options
 from .._config import RENDER_MODES
 from .._errors import PagewardenError
 from .._ingest.cli import _positive, _reader_options, _seconds
@@ -115,6 +115,7 @@ def _map_reader_options(args: argparse.Namespace) -> dict[str, Any]:
         "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
         "timeout": args.timeout,
+        **proxy_options(args),
     }
 
 

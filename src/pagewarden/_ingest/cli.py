@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 import anyio
 
-from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config
+from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
 from .._config import RENDER_MODES, CacheConfig
 from .._errors import PagewardenError
 from .._reader import AsyncReader
@@ -112,6 +112,7 @@ def _reader_options(args: argparse.Namespace) -> dict[str, Any]:
         "guard_profile": args.profile,
         "unsafe_allow_destinations": tuple(args.unsafe_allow_destination),
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
+        **proxy_options(args),
         "browser": browser_config(args, concurrency=args.browser_concurrency),
         # A batch reads each URL once: caching documents would only hold memory.
         "cache": CacheConfig(document_ttl=0, search_ttl=0),

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._browser.config import BrowserConfig
-from .._config import GUARD_PROFILES, RENDER_MODES
+from .._config import GUARD_PROFILES, RENDER_MODES, ReaderConfig
 from .._errors import ConfigMissing, InvalidInput
 from .._reader import AsyncReader
 from .._search.types import SearchProvider
@@ -60,6 +60,8 @@ class McpOptions:
     browser_policy: str = "default"
     chromium: str | None = None
     unsafe_allow_destinations: tuple[str, ...] = ()
+    proxy: str | None = field(default=None, repr=False)
+    unsafe_proxy_remote_dns: bool = False
 
 
 SearchFactory = Callable[[McpOptions], SearchProvider | None]
@@ -85,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--chromium", metavar="PATH", help="the Chromium to use")
     parser.add_argument("--unsafe-allow-destination", action="append", default=[], metavar="D",
                         help="allow a private destination (ip:port, host:port or CIDR); for tests only")
+    parser.add_argument("--proxy", metavar="URL",
+                        help="upstream proxy for every connection (http://, https://, socks5://); prefer "
+                             "PAGEWARDEN_PROXY when it carries credentials")
+    parser.add_argument("--unsafe-proxy-remote-dns", action="store_true", default=None,
+                        help="let the proxy resolve names (socks5h://, .onion over Tor)")
     return parser
 
 
@@ -154,6 +161,10 @@ def parse_options(argv: Sequence[str] | None, environ: Mapping[str, str]) -> Mcp
         browser_policy=args.browser_policy or env("PAGEWARDEN_BROWSER_POLICY") or "default",
         chromium=args.chromium or env("PAGEWARDEN_CHROMIUM") or None,
         unsafe_allow_destinations=tuple(args.unsafe_allow_destination),
+        proxy=args.proxy or env("PAGEWARDEN_PROXY") or None,
+        unsafe_proxy_remote_dns=args.unsafe_proxy_remote_dns if args.unsafe_proxy_remote_dns is not None else _flag(
+            env("PAGEWARDEN_UNSAFE_PROXY_REMOTE_DNS"), "PAGEWARDEN_UNSAFE_PROXY_REMOTE_DNS"
+        ),
     )
 
 
@@ -179,9 +190,10 @@ def default_search_factory(options: McpOptions) -> SearchProvider | None:
     if options.search == "brave":
         if not options.brave_api_key:
             raise ConfigMissing("the brave provider needs PAGEWARDEN_BRAVE_API_KEY", reason="brave_api_key_missing")
-        provider: SearchProvider = make(options.brave_api_key)
+        config = ReaderConfig(proxy=options.proxy, unsafe_proxy_remote_dns=options.unsafe_proxy_remote_dns)
+        provider: SearchProvider = make(options.brave_api_key, config=config)
         return provider
-    provider = make()
+    provider = make(proxy=options.proxy)
     return provider
 
 
@@ -196,6 +208,8 @@ def build_reader(options: McpOptions, search_factory: SearchFactory = default_se
         timeout=options.timeout,
         browser=browser,
         unsafe_allow_destinations=options.unsafe_allow_destinations,
+        proxy=options.proxy,
+        unsafe_proxy_remote_dns=options.unsafe_proxy_remote_dns,
         search=search_factory(options),
         # Tools refuse withheld content in any case; "raise" also keeps the
         # reader from doing redaction work nobody will see.

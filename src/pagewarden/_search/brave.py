@@ -53,6 +53,7 @@ from .._errors import (
     UnsafeURL,
     UpstreamHTTP,
 )
+from .._net.upstream import UpstreamProxy
 from .._net.urls import parse_target
 from .calling import check_name
 from .cooldown import parse_retry_after
@@ -96,6 +97,11 @@ class BraveProvider:
 
     def __repr__(self) -> str:
         return f"BraveProvider(name={self.name!r}, endpoint={self.endpoint!r})"
+
+    @property
+    def egress_proxy(self) -> UpstreamProxy | None:
+        """The upstream proxy its requests go through (its config's ``proxy``)."""
+        return self._config.upstream_proxy
 
     @property
     def upstream_index(self) -> str:

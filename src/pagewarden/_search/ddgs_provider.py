@@ -39,9 +39,10 @@ through pagewarden's SSRF-safe transport: it reaches only the fixed search
 engine hosts its engines name (``html.duckduckgo.com``,
 ``search.brave.com``, ``www.mojeek.com``, ...), never a page URL, and every
 hit it returns is normalized and checked like any other provider's. Anything
-it fetches is not read into a document. pagewarden passes no proxy and keeps
-certificate verification on, but ``primp`` may honour the process's proxy
-environment variables, which pagewarden's own transport never does. Use
+it fetches is not read into a document. pagewarden passes only the proxy
+given to :func:`ddgs` (``proxy=``) and keeps certificate verification on, but
+``primp`` may honour the process's proxy environment variables, which
+pagewarden's own transport never does. Use
 :func:`brave` (or a custom provider) where every socket must go through the
 pinned transport.
 """
@@ -66,6 +67,7 @@ from .._errors import (
     UnknownError,
     UpstreamHTTP,
 )
+from .._net.upstream import parse_proxy
 from .calling import check_name
 from .fused import DDGS_UPSTREAM_INDEX
 from .normalize import MAX_PROVIDER_ITEMS
@@ -198,11 +200,15 @@ def _empty_answer(text: str, name: str, structured: bool) -> list[RawHit]:
 class DdgsProvider:
     """One ddgs text engine as a :class:`SearchProvider`; build it with :func:`ddgs`."""
 
-    def __init__(self, backend: str, engine_class: type[Any], *, name: str, timeout: float) -> None:
+    def __init__(
+        self, backend: str, engine_class: type[Any], *, name: str, timeout: float, proxy: str | None = None
+    ) -> None:
         self.backend = backend
         self._engine_class = engine_class
         self.name = name
         self.timeout = timeout
+        self._proxy = proxy
+        self.egress_proxy = parse_proxy(proxy, unsafe_remote_dns=True) if proxy is not None else None
 
     def __repr__(self) -> str:
         return f"DdgsProvider(name={self.name!r}, backend={self.backend!r})"
@@ -215,7 +221,7 @@ class DdgsProvider:
     def _run(self, text: str, region: str, safesearch: str, timelimit: str | None, seconds: int) -> list[RawHit]:
         """The blocking part, run in a worker thread; raises only PagewardenError."""
         try:
-            engine = self._engine_class(proxy=None, timeout=seconds, verify=True)
+            engine = self._engine_class(proxy=self._proxy, timeout=seconds, verify=True)
             payload = engine.build_payload(
                 query=text, region=region, safesearch=safesearch, timelimit=timelimit, page=1
             )
@@ -283,7 +289,9 @@ class DdgsProvider:
             ) from None
 
 
-def ddgs(backend: str = "duckduckgo", *, name: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> DdgsProvider:
+def ddgs(
+    backend: str = "duckduckgo", *, name: str | None = None, timeout: float = DEFAULT_TIMEOUT, proxy: str | None = None
+) -> DdgsProvider:
     """Keyless search through one ``ddgs`` text backend.
 
     Args:
@@ -294,6 +302,9 @@ def ddgs(backend: str = "duckduckgo", *, name: str | None = None, timeout: float
         name: the provider's name; ``ddgs:<backend>`` by default.
         timeout: this provider's own deadline in seconds (the search's
             overall deadline applies too).
+        proxy: the upstream proxy the ddgs library sends its requests
+            through (the same URL as ``ReaderConfig(proxy=...)``; a reader
+            with a proxy refuses a ddgs provider without the same one).
 
     Raises:
         InvalidInput: an unknown or disabled backend, or a bad option.
@@ -315,6 +326,12 @@ def ddgs(backend: str = "duckduckgo", *, name: str | None = None, timeout: float
         )
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 300:
         raise InvalidInput("timeout must be in (0, 300] seconds", reason="invalid_timeout")
+    if proxy is not None:
+        parse_proxy(proxy, unsafe_remote_dns=True)  # validated here; never quoted in errors
     return DdgsProvider(
-        backend, engine_class, name=check_name(name if name is not None else f"ddgs:{backend}"), timeout=float(timeout)
+        backend,
+        engine_class,
+        name=check_name(name if name is not None else f"ddgs:{backend}"),
+        timeout=float(timeout),
+        proxy=proxy,
     )

@@ -46,6 +46,7 @@ import anyio
 
 from .._config import ReaderConfig
 from .._errors import InvalidInput, ParseChanged, RateLimited, Timeout, UpstreamHTTP
+from .._net.upstream import UpstreamProxy
 from .brave import _check_endpoint
 from .calling import check_name
 from .cooldown import parse_retry_after
@@ -88,6 +89,11 @@ class SearxngProvider:
 
     def __repr__(self) -> str:
         return f"SearxngProvider(name={self.name!r}, endpoint={self.endpoint!r})"
+
+    @property
+    def egress_proxy(self) -> UpstreamProxy | None:
+        """The upstream proxy its requests go through (its config's ``proxy``)."""
+        return self._config.upstream_proxy
 
     def _url(self, query: SearchQuery) -> str:
         params: list[tuple[str, str]] = [
