@@ -8,7 +8,8 @@ is importable from this namespace; the ``_``-prefixed modules are private.
 
 from ._browser_config import BrowserConfig
 from ._config import CacheConfig, Limits, ReaderConfig
-from ._document import Document, FetchInfo, Metadata, SecurityReport, Timings
+from ._crawl.api import CrawlPage, CrawlRun
+from ._document import Document, FetchInfo, Metadata, PageLinks, SecurityReport, Timings
 from ._errors import (
     BotChallenge,
     ConfigMissing,
@@ -74,6 +75,8 @@ __all__ = [
     "ConfigMissing",
     "ContentGuard",
     "ContentInsufficient",
+    "CrawlPage",
+    "CrawlRun",
     "Decision",
     "Document",
     "DocumentUnreadable",
@@ -90,6 +93,7 @@ __all__ = [
     "Location",
     "Metadata",
     "NetworkError",
+    "PageLinks",
     "PagewardenError",
     "ParseChanged",
     "ProviderFailure",
