@@ -3,11 +3,12 @@ validated address, and the whole refusal battery still answers 403 without the u
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
-from pagewarden import ReaderConfig
+from pagewarden import AsyncReader, BrowserConfig, ReaderConfig
 from tests.egress.proxy_support import auth_line, connect_bytes, exchange, request_bytes, running_proxy, status_of
 from tests.egress.test_connect import REFUSED
 from tests.support.resolvers import StaticResolver
@@ -90,3 +91,31 @@ async def test_private_answer_is_refused_before_the_upstream_proxy(
         reply = await exchange(proxy.port, connect_bytes("intranet.test:443", auth_line(proxy)))
     assert status_of(reply) == 403
     assert upstream.requests == []
+
+
+RENDERED = b"""<!doctype html><html><head><title>chained render</title></head><body><div id="root"></div>
+<script>
+fetch("/words.json").then(r => r.json()).then(j => {
+  document.getElementById("root").innerHTML = "<article><h1>Rendered through two proxies</h1><p>" +
+    j.words.repeat(12) + "</p></article>";
+});
+</script></body></html>"""
+
+
+@pytest.mark.browser
+async def test_rendered_read_leaves_through_the_upstream_proxy(
+    socket_tripwire: SocketTripwire, fixture_server: FixtureServer, upstream: UpstreamProxyServer
+) -> None:
+    """A real Chromium read: the page and its fetch reach the site only through the upstream proxy."""
+    fixture_server.add("/", headers=HTML, body=RENDERED)
+    fixture_server.add(
+        "/words.json", headers={"Content-Type": "application/json"}, body=b'{"words": "Pinned, then proxied. "}'
+    )
+    config = chained(upstream, "socks5", fixture_server, browser=BrowserConfig(external_sandbox=os.geteuid() == 0))
+    with socket_tripwire.allow("127.0.0.1", fixture_server.port):
+        async with AsyncReader(config) as reader:
+            document = await reader.read(fixture_server.url("/"), render="always")
+    assert document.fetch.method == "browser"
+    assert "Pinned, then proxied." in document.markdown
+    assert len(upstream.requests) >= 2  # the page and its fetch
+    assert {(r.host, r.port) for r in upstream.requests} == {("127.0.0.1", fixture_server.port)}
