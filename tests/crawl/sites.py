@@ -237,9 +237,9 @@ HASH_ROUTES = ["/", "/guide/install", "/guide/usage", "/guide/faq"]
 PUSH_ROUTES = ["/guide/install", "/guide/usage", "/guide/faq"]
 
 
-def hash_app() -> Router:
+def hash_app(routes: list[str] | None = None) -> Router:
     """A hash-routed app: its links (``#/guide/...``) exist only after its script ran."""
-    return _app("hash.slice(1)", "#", HASH_ROUTES)
+    return _app("hash.slice(1)", "#", HASH_ROUTES if routes is None else routes)
 
 
 def push_state_app() -> Router:
