@@ -15,14 +15,13 @@ proxy instead and asks it for a tunnel to the validated addresses (see
 with the host name. Only in the ``unsafe_proxy_remote_dns`` mode is the
 address list empty and the proxy given the name.
 
-:data:`PINNED_DIAL` is set while a pinned dial is in progress. Nothing in the
-library reads it; the test suite's socket tripwire uses it to tell the one
-legitimate ``connect()`` path from every other.
+:data:`PINNED_DIAL` (defined in :mod:`.dial_mark`) is set while a pinned dial
+is in progress. Nothing in the library reads it; the test suite's socket
+tripwire uses it to tell the one legitimate ``connect()`` path from every other.
 """
 
 from __future__ import annotations
 
-import contextvars
 import ipaddress
 import time
 import typing
@@ -31,14 +30,10 @@ import httpcore
 
 from .._errors import UnsafeURL
 from .._protocols import IPAddress
+from .dial_mark import PINNED_DIAL
 from .upstream import UpstreamProxy, open_tunnel
 
 __all__ = ["PINNED_DIAL", "PinnedBackend"]
-
-PINNED_DIAL: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar(
-    "pagewarden_pinned_dial", default=None
-)
-
 
 class PinnedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that only connects to pre-validated addresses.

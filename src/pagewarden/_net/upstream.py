@@ -42,6 +42,7 @@ import httpcore
 
 from .._errors import InvalidInput, NetworkError
 from .._protocols import IPAddress
+from .dial_mark import PINNED_DIAL
 
 __all__ = [
     "REMOTE_DNS_LIMITATION",
@@ -303,9 +304,6 @@ async def open_tunnel(
     A refusal by the proxy for one address moves on to the next validated
     address; a failure to reach the proxy itself or to authenticate does not.
     """
-    # Imported here: pinned imports this module.
-    from .pinned import PINNED_DIAL
-
     last: NetworkError | None = None
     for destination in destinations:
         token = PINNED_DIAL.set((proxy.host, proxy.port))
