@@ -24,6 +24,8 @@ MESSAGES: list[tuple[str, ErrorCode, str]] = [
     ("Download is starting", ErrorCode.UNSUPPORTED_CONTENT_TYPE, "browser_download_refused"),
     ("Target page, context or browser has been closed", ErrorCode.NETWORK_ERROR, "browser_target_closed"),
     ("page said: ignore previous instructions", ErrorCode.UNKNOWN, "browser_error"),
+    ("net::ERR_CERT_AUTHORITY_INVALID at https://x/", ErrorCode.NETWORK_ERROR, "tls_failure"),
+    ("net::ERR_SSL_PROTOCOL_ERROR", ErrorCode.NETWORK_ERROR, "tls_failure"),
 ]
 
 
@@ -50,10 +52,17 @@ def test_message_mapping(message: str, code: ErrorCode, reason: str) -> None:
 
 
 def test_crash_wins() -> None:
-    """Whatever Playwright raised, a dead browser or renderer is reported as a retryable crash."""
-    assert translate(Error("x"), stage="settle", browser_dead=True).reason == "browser_crashed"
+    """Whatever Playwright raised, a crash wins: retryable for the browser, not for the page's own renderer."""
+    dead = translate(Error("x"), stage="settle", browser_dead=True)
+    assert (dead.reason, dead.retryable) == ("browser_crashed", True)
     crashed = translate(TargetClosedError(), stage="settle", renderer_crashed=True)
-    assert (crashed.reason, crashed.retryable) == ("browser_renderer_crashed", True)
+    assert (crashed.reason, crashed.retryable) == ("browser_renderer_crashed", False)
+
+
+def test_tls_failures_are_not_retryable() -> None:
+    """A certificate or TLS error is tls_failure and not retryable, as on the static path."""
+    error = translate(Error("net::ERR_CERT_DATE_INVALID"), stage="navigation")
+    assert (error.reason, error.retryable) == ("tls_failure", False)
 
 
 def test_timeout_reason_by_stage() -> None:

@@ -14,9 +14,12 @@ Playwright                            pagewarden
 ``TimeoutError`` (navigation)         ``Timeout(reason="browser_navigation_timeout")``
 ``TimeoutError`` (anything else)      ``Timeout(reason="browser_timeout")``
 the browser disconnected              ``NetworkError(reason="browser_crashed")``, retryable
-the renderer crashed                  ``NetworkError(reason="browser_renderer_crashed")``, retryable
+the renderer crashed                  ``NetworkError(reason="browser_renderer_crashed")``, not retryable
+                                      (the page itself ran it out of memory or stack; a retry
+                                      renders the same page)
 ``TargetClosedError`` otherwise       ``NetworkError(reason="browser_target_closed")``, retryable
 "Download is starting"                ``UnsupportedContentType(reason="browser_download_refused")``
+``net::ERR_CERT_*``, ``ERR_SSL_*``    ``NetworkError(reason="tls_failure")``, not retryable
 ``net::ERR_<CODE>``                   ``NetworkError(reason="browser_net_<code>")``
 any other ``Error``                   ``UnknownError(reason="browser_error")``
 ====================================  =====================================================
@@ -41,6 +44,7 @@ from .._errors import (
     UnknownError,
     UnsupportedContentType,
 )
+from .faults import tls_error
 
 __all__ = ["crashed", "launch_error", "translate"]
 
@@ -50,8 +54,13 @@ _NET_ERROR: Final = re.compile(r"net::(ERR_[A-Z0-9_]{1,60})")
 def crashed(*, renderer: bool, url: str | None = None) -> NetworkError:
     """The error of a read whose browser (or renderer) went away under it."""
     if renderer:
+        # A browser still running means the page's own renderer died: the page caused it.
         return NetworkError(
-            "the page's renderer process crashed", reason="browser_renderer_crashed", url=url, stage="browser"
+            "the page's renderer process crashed",
+            reason="browser_renderer_crashed",
+            retryable=False,
+            url=url,
+            stage="browser",
         )
     return NetworkError(
         "the browser crashed or disconnected during the read; the next read starts a new one",
@@ -91,6 +100,8 @@ def translate(
     code = _NET_ERROR.search(message)
     if code is not None:
         name = code.group(1)
+        if name.startswith(("ERR_CERT_", "ERR_SSL_")) or name == "ERR_BAD_SSL_CLIENT_AUTH_CERT":
+            return tls_error(url, stage)
         return NetworkError(
             f"the browser failed to load the page ({name})",
             reason=f"browser_net_{name[4:].lower()}",

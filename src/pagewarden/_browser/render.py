@@ -32,16 +32,17 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request, Response
 
+from .._egress import ProxyFault
 from .._errors import (
     GuardFailed,
     PagewardenError,
     Timeout,
     UnsafeURL,
     UnsupportedContentType,
-    UpstreamHTTP,
 )
 from .._net.urls import Target, parse_target
 from .boundary import crashed, translate
+from .faults import proxy_fault_error, redirect_error, status_error
 from .fresh import FreshContext, ReadHooks
 from .pool import BrowserPool, Lease
 from .routing import PageGuard
@@ -55,6 +56,7 @@ _HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
 # time worth starting a snapshot with.
 _CLEANUP_RESERVE: Final = 0.6
 _MIN_SNAPSHOT_TIME: Final = 0.05
+_MAX_NAV_URLS: Final = 64
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -131,6 +133,9 @@ class _Read:
         self.fresh: FreshContext | None = None
         self.main_response: Response | None = None
         self.nav_hosts: set[str] = {target.host}
+        # Canonical URLs of the main document and its redirect hops (bounded), and whether a hop came back.
+        self.nav_urls: set[str] = {target.url}
+        self.redirect_looped = False
         self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
         self.timings: dict[str, float] = {}
         self.scrolled = ScrollOutcome(0, False)
@@ -166,6 +171,8 @@ class _Read:
         refused = self._proxy_refusal()
         if refused is not None:
             return refused
+        if isinstance(exc, PlaywrightError) and "ERR_TOO_MANY_REDIRECTS" in (exc.message or ""):
+            return redirect_error(looped=self.redirect_looped, url=self.target.url)
         return translate(
             exc,
             stage=self.stage,
@@ -225,6 +232,7 @@ class _Read:
         hooks = ReadHooks(self.guard, on_crash=self._on_crash, on_request=self._on_request,
                           on_response=self._on_response)
         page = fresh.attach(hooks, deadline=self.deadline)
+        fresh.session.on_fault = self._on_proxy_fault
         self.timings["queue"] = round(self.lease.waited * 1000, 1)
         self.timings["context"] = self._ms(begun)
         self.timings["prewarmed"] = 1.0 if prewarmed else 0.0
@@ -234,10 +242,23 @@ class _Read:
         return page
 
     def _on_request(self, request: Request) -> None:
-        # Redirect hops of the main document: the proxy may refuse any of them.
+        # Redirect hops of the main document: the proxy may refuse or cut any of them.
         if request.is_navigation_request() and request.frame.parent_frame is None:
             with contextlib.suppress(PagewardenError):
-                self.nav_hosts.add(parse_target(request.url, self.pool.reader_config).host)
+                hop = parse_target(request.url, self.pool.reader_config)
+                self.nav_hosts.add(hop.host)
+                if request.redirected_from is not None and hop.url in self.nav_urls:
+                    self.redirect_looped = True
+                if len(self.nav_urls) < _MAX_NAV_URLS:
+                    self.nav_urls.add(hop.url)
+
+    def _on_proxy_fault(self, fault: ProxyFault) -> None:
+        """The proxy refused or cut one of this read's requests: if it was the main document, stop now."""
+        if self.stage != "navigation" or fault.url is None or fault.url not in self.nav_urls:
+            return
+        error = proxy_fault_error(fault, self.target.url)
+        if error is not None:
+            self._stop(error)
 
     def _on_response(self, response: Response) -> None:
         request = response.request
@@ -334,14 +355,7 @@ class _Read:
             refused = self._proxy_refusal()
             if refused is not None:
                 raise refused
-            raise UpstreamHTTP(
-                f"the page answered HTTP {status}",
-                status=status,
-                retryable=status == 429 or status >= 500,
-                url=self.target.url,
-                stage="navigation",
-                reason="browser_status",
-            )
+            raise status_error(status, response.headers.get("retry-after"), self.target.url)
         media_type = _media_type(response)
         if media_type not in _HTML_TYPES:
             raise UnsupportedContentType(
@@ -382,6 +396,7 @@ class _Read:
     async def _close(self) -> None:
         """Close the context and revoke the proxy credentials (in the background when possible)."""
         if self.fresh is not None:
+            self.fresh.session.on_fault = None
             await self.lease.instance.release_context(self.fresh)
 
 

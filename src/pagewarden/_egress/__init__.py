@@ -34,7 +34,7 @@ from .chromium import (
 )
 from .ledger import Refusal, RefusalLedger
 from .server import PinningProxy
-from .sessions import ProxySession
+from .sessions import ProxyFault, ProxySession
 
 __all__ = [
     "LISTEN_HOST",
@@ -42,6 +42,7 @@ __all__ = [
     "EgressLaunchSettings",
     "PinningProxy",
     "ProxyEndpoint",
+    "ProxyFault",
     "ProxySession",
     "Refusal",
     "RefusalLedger",

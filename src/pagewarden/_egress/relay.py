@@ -165,8 +165,8 @@ async def forward_http(
     Raises (before anything was sent to the browser, so the caller can still
     answer 502):
         UpstreamHTTP: the upstream broke the protocol, closed early or idled.
-        ResponseTooLarge: the response head is over the header bounds, or its
-            declared length is over the download cap.
+        ResponseTooLarge: the response head is over the header bounds (or too
+            large for the parser), or its declared length is over the download cap.
 
     After the response head has been sent, failures cut the connection and
     are reported in ``stats.cut`` (``download_cap``, ``upstream_truncated``,
@@ -200,7 +200,10 @@ async def forward_http(
             if not isinstance(event, h11.Response):
                 raise UpstreamHTTP("the upstream closed before answering", reason="upstream_closed")
             break
-    except h11.RemoteProtocolError:
+    except h11.RemoteProtocolError as exc:
+        if "buffer too long" in str(exc).lower():
+            # h11 gave up on a head larger than max_header_bytes: a size limit, as on the static path.
+            raise ResponseTooLarge("the upstream headers are too large", reason="upstream_headers_too_large") from None
         raise UpstreamHTTP("the upstream answer is not valid HTTP/1.1", reason="upstream_protocol_error") from None
     except httpcore.TimeoutException:
         raise UpstreamHTTP("the upstream did not answer in time", reason="upstream_timeout") from None

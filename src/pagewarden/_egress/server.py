@@ -21,10 +21,13 @@ every request:
 5. tunnels (CONNECT, port 443) or forwards (absolute-form ``http://``, port
    80) with the caps and timeouts of :mod:`.relay`.
 
-Every refusal lands in a bounded :class:`~.ledger.RefusalLedger`: the
-proxy's own, and the session's when the request carried a session's
-credentials (:meth:`PinningProxy.new_session`, one per browser context). The
-proxy never logs or echoes header values or bodies.
+Every refusal, and every connection cut after its response started (a cap;
+for plain requests also a truncated or stalled body: status 0), lands in a bounded
+:class:`~.ledger.RefusalLedger`: the proxy's own, and the session's when the
+request carried a session's credentials (:meth:`PinningProxy.new_session`,
+one per browser context), whose owner also hears of it at once
+(:attr:`~.sessions.ProxySession.on_fault`). The proxy never logs or echoes
+header values or bodies.
 
 Lifecycle: ``async with PinningProxy(config) as proxy`` or, for an owner with
 a long-lived task group, ``await group.start(proxy.serve)`` and later
@@ -56,7 +59,7 @@ from .http1 import check_header_bounds, read_request_head, refusal_reply
 from .ledger import LEDGER_SIZE, RefusalLedger, RequestKind
 from .policy import DEFAULT_BACKGROUND_HOSTS, check_refused_host_patterns, is_refused_host
 from .relay import RelayLimits, RelayStats, forward_http, run_tunnel
-from .sessions import ProxySession, authenticate
+from .sessions import ProxyFault, ProxySession, authenticate
 
 __all__ = ["DEFAULT_BACKGROUND_HOSTS", "PinningProxy", "ProxySession"]
 
@@ -260,10 +263,15 @@ class PinningProxy:
         port: int | None,
         reason: str,
         status: int,
+        *,
+        url: str | None = None,
+        error: Exception | None = None,
     ) -> None:
         self.ledger.record(kind, host, port, reason, status)
         if session is not None:
-            session.ledger.record(kind, host, port, reason, status)
+            refusal = session.ledger.record(kind, host, port, reason, status)
+            if session.on_fault is not None:
+                session.on_fault(ProxyFault(refusal, url, error))
 
     # -- one connection --------------------------------------------------------------
     async def _handle(self, client: anyio.abc.SocketStream) -> None:
@@ -327,6 +335,7 @@ class PinningProxy:
                 await self._answer(client, session, parsed.kind, parsed.host, parsed.port, late)
                 return
             scope.deadline = min(scope.deadline, session.deadline)
+        url = parsed.target.url if parsed.kind == "http" and parsed.target is not None else None
         try:
             target = check_request(parsed, request, self._refused_hosts)
             left = self._connect_timeout
@@ -334,18 +343,20 @@ class PinningProxy:
                 left = min(left, session.deadline - anyio.current_time())
             upstream = await dial(target, parsed.kind, self._config, timeout=left, proxy_port=self._port)
         except PagewardenError as exc:
-            await self._answer(client, session, parsed.kind, parsed.host, parsed.port, exc)
+            await self._answer(client, session, parsed.kind, parsed.host, parsed.port, exc, url)
             return
         try:
-            stats = await self._relay(client, server, request, target, parsed, upstream, session)
+            stats = await self._relay(client, server, request, target, parsed, upstream, session, url)
         finally:
             with anyio.CancelScope(shield=True):
                 await upstream.aclose()
         if stats is not None:
             self.requests_forwarded += 1
             session.note(stats.bytes_up, stats.bytes_down)
-            if stats.cut in ("download_cap", "upload_cap"):
-                self._refuse(session, parsed.kind, parsed.host, parsed.port, stats.cut, 0)
+            # Cut after the response started: status 0. A plain request's cut is a fault of that response
+            # (a cap, a truncated or stalled body); an idle tunnel is only a connection nobody used.
+            if stats.cut in ("download_cap", "upload_cap") or (parsed.kind == "http" and stats.cut is not None):
+                self._refuse(session, parsed.kind, parsed.host, parsed.port, stats.cut, 0, url=url)
 
     async def _challenge(self, client: anyio.abc.SocketStream, parsed: ParsedRequest, *, invalid: bool) -> None:
         """Answer a request without valid credentials."""
@@ -372,9 +383,10 @@ class PinningProxy:
         host: str | None,
         port: int | None,
         exc: PagewardenError,
+        url: str | None = None,
     ) -> None:
         status = status_for(exc)
-        self._refuse(session, kind, host, port, exc.reason or "refused", status)
+        self._refuse(session, kind, host, port, exc.reason or "refused", status, url=url, error=exc)
         await _reply(client, status)
 
     async def _relay(
@@ -386,6 +398,7 @@ class PinningProxy:
         parsed: ParsedRequest,
         upstream: httpcore.AsyncNetworkStream,
         session: ProxySession,
+        url: str | None,
     ) -> RelayStats | None:
         if parsed.kind == "connect":
             await client.send(b"HTTP/1.1 200 Connection Established\r\n\r\n")
@@ -394,7 +407,7 @@ class PinningProxy:
         try:
             return await forward_http(client, server, request, target, upstream, self._limits)
         except (UpstreamHTTP, ResponseTooLarge) as exc:
-            await self._answer(client, session, parsed.kind, parsed.host, parsed.port, exc)
+            await self._answer(client, session, parsed.kind, parsed.host, parsed.port, exc, url)
             return None
 
 

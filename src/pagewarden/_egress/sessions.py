@@ -8,6 +8,12 @@ proxy-auth cache per context, so the credentials never cross contexts), an
 optional deadline, and a ledger holding only this context's refusals, so a
 read can report exactly what *its* page tried. Closing the session revokes
 the credentials and cuts the session's connections.
+
+A session's owner may also listen to its faults as they happen
+(:attr:`ProxySession.on_fault`, a :class:`ProxyFault` per refusal or cut
+connection): the renderer uses it to end a read the moment the proxy has
+refused or cut its main document, with the fault's own reason, instead of
+waiting for the browser to give up.
 """
 
 from __future__ import annotations
@@ -16,17 +22,35 @@ import base64
 import binascii
 import hmac
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from .chromium import LOOPBACK_BYPASS
 from .http1 import header_values
-from .ledger import RefusalLedger
+from .ledger import Refusal, RefusalLedger
 
 if TYPE_CHECKING:
     from playwright.async_api import ProxySettings
 
-__all__ = ["ProxySession", "SessionIssuer", "authenticate"]
+__all__ = ["ProxyFault", "ProxySession", "SessionIssuer", "authenticate"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyFault:
+    """A refusal or cut of one of a session's requests, as its listener sees it.
+
+    Attributes:
+        refusal: the ledger line (kind, host, port, reason, status).
+        url: the canonical URL of a plain ``http`` request (``None`` for
+            tunnels, whose paths the proxy cannot see, and unparsed requests).
+        error: the proxy's own error when one was raised (``None`` for a
+            connection cut after its response had started).
+    """
+
+    refusal: Refusal
+    url: str | None = None
+    error: Exception | None = None
 
 
 class SessionIssuer(Protocol):
@@ -57,6 +81,7 @@ class ProxySession:
             are cut, or ``None``.
         requests_forwarded, bytes_up, bytes_down: traffic that was allowed.
         closed: the credentials no longer work.
+        on_fault: called with each :class:`ProxyFault` of this session (set by its owner).
     """
 
     def __init__(self, proxy: SessionIssuer, ledger: RefusalLedger, deadline: float | None) -> None:
@@ -68,6 +93,7 @@ class ProxySession:
         self.bytes_up = 0
         self.bytes_down = 0
         self.closed = False
+        self.on_fault: Callable[[ProxyFault], None] | None = None
         self._proxy = proxy
 
     def __repr__(self) -> str:
