@@ -25,7 +25,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
-from .hidden import WHITE, Box, Paint, box_outside, classify_object, contains, covered_by
+from .hidden import STROKE_ONLY_MODES, WHITE, Box, Paint, box_outside, classify_object, contains, covered_by
 
 __all__ = ["ExtractLimits", "LimitExceeded", "PdfOpenError", "extract_pdf"]
 
@@ -50,6 +50,7 @@ _POPUP = raw.FPDF_ANNOT_POPUP
 
 Matrix = tuple[float, float, float, float, float, float]
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+_NO_STROKE = (0, 0, 0, 0)
 
 
 class LimitExceeded(Exception):
@@ -189,8 +190,21 @@ def _wide_string(call: Callable[..., int], *args: Any) -> str:
     return buffer.raw[:needed].decode("utf-16-le", "replace").rstrip("\x00")
 
 
-def _object_text(obj: Any, textpage: Any) -> str:
-    return _wide_string(raw.FPDFTextObj_GetText, obj, textpage)
+class _TextBuffer:
+    """One reusable buffer for text objects' text: one PDFium call per object instead of two."""
+
+    def __init__(self, size: int = 1 << 15) -> None:
+        self._size = size
+        self._buffer = ctypes.create_string_buffer(size)
+        self._pointer = ctypes.cast(self._buffer, ctypes.POINTER(raw.FPDF_WCHAR))
+
+    def text(self, obj: Any, textpage: Any) -> str:
+        needed = raw.FPDFTextObj_GetText(obj, textpage, self._pointer, self._size)
+        if needed > self._size:
+            return _wide_string(raw.FPDFTextObj_GetText, obj, textpage)
+        if needed <= 2:
+            return ""
+        return self._buffer.raw[: needed - 2].decode("utf-16-le", "replace")
 
 
 class _Chars:
@@ -262,10 +276,11 @@ def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _
             if colour is not False and len(fills) < MAX_COVER_CANDIDATES:
                 fills.append((item, colour if isinstance(colour, tuple) else None))
     chars = _Chars(textpage)
+    buffer = _TextBuffer()
     for item in items:
         if item.kind != _TEXT:
             continue
-        text = _object_text(item.handle, textpage)
+        text = buffer.text(item.handle, textpage)
         if not text.strip():
             continue
         budget.take(text)
@@ -279,10 +294,11 @@ def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _
                     background = colour
             elif _overlaps(box, fill.box):
                 covers.append(fill.box)
+        mode = raw.FPDFTextObj_GetTextRenderMode(item.handle)
         paint = Paint(
-            mode=raw.FPDFTextObj_GetTextRenderMode(item.handle),
+            mode=mode,
             fill=_colour(raw.FPDFPageObj_GetFillColor, item.handle),
-            stroke=_colour(raw.FPDFPageObj_GetStrokeColor, item.handle),
+            stroke=_colour(raw.FPDFPageObj_GetStrokeColor, item.handle) if mode in STROKE_ONLY_MODES else _NO_STROKE,
             size=_effective_size(item),
             box=box,
             background=background,

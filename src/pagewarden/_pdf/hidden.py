@@ -32,7 +32,9 @@ from dataclasses import dataclass
 __all__ = [
     "COLOUR_TOLERANCE",
     "MIN_FONT_SIZE",
+    "STROKE_ONLY_MODES",
     "TECHNIQUES",
+    "WHITE",
     "Box",
     "Paint",
     "box_outside",
