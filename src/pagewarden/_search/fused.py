@@ -46,13 +46,14 @@ from .._errors import InvalidInput, PagewardenError, Timeout, UpstreamHTTP
 from .calling import ChainProvider, ProviderAnswer, call_provider, check_name, check_provider
 from .cooldown import Cooldowns
 from .fallback import advances, most_informative
-from .normalize import normalize_hits
+from .normalize import CandidateHit, normalize_hits
 from .types import ProviderFailure, RawHit, SearchProvider, SearchQuery
 
 __all__ = [
     "DDGS_UPSTREAM_INDEX",
     "DEFAULT_K",
     "FusedProvider",
+    "fuse_candidates",
     "fuse_rankings",
     "fused",
     "upstream_index_of",
@@ -117,19 +118,29 @@ def fuse_rankings(
         k: the RRF constant.
         config: decides which hit URLs count (a default config when ``None``).
     """
+    normalized = [(member, normalize_hits(hits, config)) for member, hits in rankings]
+    return fuse_candidates(normalized, groups=groups, weights=weights, k=k)
+
+
+def fuse_candidates(
+    rankings: Sequence[tuple[int, Sequence[CandidateHit]]],
+    *,
+    groups: Sequence[str],
+    weights: Sequence[float],
+    k: int = DEFAULT_K,
+) -> list[tuple[RawHit, float]]:
+    """:func:`fuse_rankings` for hits that are already normalized (and deduplicated per member)."""
     # key -> group -> (weighted term, best rank, member) ; key -> best occurrence
     terms: dict[str, dict[str, tuple[float, int, int]]] = {}
     best: dict[str, _Occurrence] = {}
-    for member, hits in rankings:
-        candidates = normalize_hits(hits, config)
+    for member, candidates in rankings:
+        weight = weights[member]
+        group = groups[member]
         for rank, candidate in enumerate(candidates, 1):
-            weight = weights[member]
-            term = weight / (k + rank)
             per_group = terms.setdefault(candidate.key, {})
-            group = groups[member]
             current = per_group.get(group)
             if current is None or (rank, -weight) < (current[1], -weights[current[2]]):
-                per_group[group] = (term, rank, member)
+                per_group[group] = (weight / (k + rank), rank, member)
             occurrence = best.get(candidate.key)
             if occurrence is None or (rank, member) < (occurrence.rank, occurrence.member):
                 best[candidate.key] = _Occurrence(
@@ -186,7 +197,7 @@ class FusedProvider(ChainProvider):
         failures: list[ProviderFailure] | None = None,
     ) -> ProviderAnswer:
         """Ask every member at once, fuse what answered; see the module docstring."""
-        answers: list[tuple[int, Sequence[RawHit]] | None] = [None] * len(self.providers)
+        answers: list[tuple[int, Sequence[CandidateHit]] | None] = [None] * len(self.providers)
         errors: list[PagewardenError | None] = [None] * len(self.providers)
 
         async def ask(index: int) -> None:
@@ -198,7 +209,8 @@ class FusedProvider(ChainProvider):
             except PagewardenError as exc:
                 errors[index] = exc
             else:
-                answers[index] = (index, hits)
+                # Normalized as each member answers, while the slower ones are still awaited.
+                answers[index] = (index, normalize_hits(hits, self._config))
             if failures is not None:
                 failures.extend(sink)
 
@@ -219,7 +231,7 @@ class FusedProvider(ChainProvider):
         answered = [answer for answer in answers if answer is not None]
         if not answered:
             raise _worst([exc for _, exc in failed])
-        fused_hits = fuse_rankings(answered, groups=self.groups, weights=self.weights, k=self.k, config=self._config)
+        fused_hits = fuse_candidates(answered, groups=self.groups, weights=self.weights, k=self.k)
         return tuple(hit for hit, _ in fused_hits), self.name
 
 
