@@ -27,6 +27,7 @@ CANONICAL = [
     ("http://a.test/a#install", "http://a.test/a", "http://a.test/a", False),
     ("http://a.test/#/guide/intro", "http://a.test/#/guide/intro", "http://a.test/#/guide/intro", False),
     ("http://a.test/#!/guide", "http://a.test/#!/guide", "http://a.test/#!/guide", False),
+    ("http://a.test/app/#/", "http://a.test/app/", "http://a.test/app", False),
     ("http://a.test/p?utm_source=x&id=3&fbclid=y", "http://a.test/p?id=3", "http://a.test/p?id=3", False),
     ("http://a.test/p?b=1&a=2", "http://a.test/p?b=1&a=2", "http://a.test/p?a=2&b=1", False),
     ("http://a.test/p?sid=abc&x=1", "http://a.test/p?x=1", "http://a.test/p?x=1", True),

@@ -10,6 +10,7 @@ rule                            example (fetch URL -> key)
 ==============================  =============================================
 in-page anchor removed          ``/a#install`` -> ``/a``
 fragment route kept             ``/#/guide/intro`` stays a page of its own
+                                (``/#/`` is ``/``: the root route)
 tracking parameters dropped     ``utm_*``, ``gclid``, ``fbclid``, ``msclkid``,
                                 ``mc_cid``, ``mc_eid``, ``_ga``, ``yclid``...
 session ids dropped             ``sid``, ``sessionid``, ``phpsessid``,
@@ -45,6 +46,7 @@ SESSION_PARAMS = frozenset({
 })
 INDEX_DOCUMENTS = frozenset({"index.html", "index.htm", "index.php", "index.shtml", "default.htm",
                              "default.html", "default.aspx"})
+_ROOT_ROUTES = frozenset({"/", "!/", "!"})
 _PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/?#]*", re.IGNORECASE)
 
 
@@ -94,7 +96,8 @@ def canonicalize(url: str) -> Canonical:
             if keep:
                 pairs.append((name, pair))
     query = "&".join(pair for _, pair in pairs)
-    fragment = parts.fragment if is_route_fragment(parts.fragment) else ""
+    # The root route (``#/``, ``#!/``) is the document itself.
+    fragment = parts.fragment if is_route_fragment(parts.fragment) and parts.fragment not in _ROOT_ROUTES else ""
     fetch = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path or "/", query, fragment))
     key_path = path or "/"
     head, _, last = key_path.rpartition("/")
