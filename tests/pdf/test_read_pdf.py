@@ -158,7 +158,7 @@ async def test_deadline_holds_and_the_worker_is_killed(fixture_server: FixtureSe
         with pytest.raises(pagewarden.Timeout):
             await reader.read(fixture_server.url("/busy.pdf"), render="never", timeout=1.0)
         assert time.monotonic() - started < 4.0
-        workers = reader._pdf
+        workers = reader._reads.pdf
         assert workers is not None
         assert workers.idle == 0
         assert not workers._busy
@@ -170,7 +170,7 @@ async def test_workers_are_kept_and_closed_with_the_reader(fixture_server: Fixtu
     reader = _reader(fixture_server)
     await reader.read(fixture_server.url("/paper.pdf"), render="never")
     await reader.read(fixture_server.url("/paper.pdf"), render="never")
-    workers = reader._pdf
+    workers = reader._reads.pdf
     assert workers is not None and workers.idle == 1
     process = workers._idle[0]
     await reader.aclose()
@@ -222,3 +222,18 @@ async def test_tools_page_through_a_long_pdf(fixture_server: FixtureServer) -> N
     assert len(pieces) > 3
     assert "".join(pieces) == full.markdown
     assert f"{url}#page=6" in full.markdown
+
+
+async def test_a_worker_killed_while_idle_is_replaced(fixture_server: FixtureServer) -> None:
+    """An idle worker that died meanwhile is replaced by a fresh one; the next read does not fail for it."""
+    fixture_server.add("/paper.pdf", headers=PDF, body=paper_pdf())
+    async with _reader(fixture_server) as reader:
+        await reader.read(fixture_server.url("/paper.pdf"), render="never")
+        workers = reader._pdf
+        assert workers is not None
+        idle = workers._idle[0]
+        idle.kill()
+        await idle.wait()
+        document = await reader.read(fixture_server.url("/paper.pdf"), render="never")
+        assert workers._idle and workers._idle[0] is not idle
+    assert "On River Deltas" in document.markdown

@@ -1,9 +1,13 @@
-"""The reader: :class:`AsyncReader`, the orchestration of reads, searches and their caches.
+"""The reader: :class:`AsyncReader`, the orchestration of reads, searches, crawls and their caches.
 
 Modules:
-    reader: :class:`AsyncReader` itself (lifecycle, ``read``, ``search``,
-        ``search_and_read``, ``toolset``).
+    reader: :class:`AsyncReader` itself: lifecycle, argument checks, deadlines,
+        one thin method per capability.
+    read_path: one uncached read (static, escalation to the browser, PDFs) and
+        the pools it starts on demand.
+    assemble: the Document of a read, from its response, guard report and timings.
     documents: the reader's document cache and its key.
+    session: what happens to every document handed out (proxy limitation, read store).
 """
 
 from __future__ import annotations

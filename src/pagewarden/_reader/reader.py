@@ -1,4 +1,4 @@
-"""AsyncReader: the orchestration of one read, under one deadline.
+"""AsyncReader: the public face of reading, searching, crawling and the tools, one deadline per call.
 
 A read travels: URL intake -> address policy and pinned transport -> decode ->
 segments and built-in guard (worker thread) -> extra guards (event loop, each
@@ -7,27 +7,26 @@ safe rendering (worker thread) -> Document. Everything after intake happens
 inside a single ``anyio.fail_after`` scope, so DNS, connects, redirects, the
 body, the guards and extraction share one deadline.
 
-The reader also owns what must not be process-wide: its document and search
-result caches (with in-flight sharing of identical requests) and the
-per-provider search cooldowns. ``search`` and ``search_and_read`` live here
-only as thin orchestration; their logic is in :mod:`pagewarden._search`.
+Each method validates its arguments, applies the deadline and hands the work
+to the module that does it: the uncached read path to :mod:`.read_path`
+(assembly in :mod:`.assemble`), caching to :mod:`.documents`, what happens to
+every document handed out to :mod:`.session`, search to
+:mod:`pagewarden._search`, crawling to :mod:`pagewarden._crawl`, the tools to
+:mod:`pagewarden._tools`. A new capability is a method here over a module of
+its own. The reader owns what must not be process-wide: its caches (with
+in-flight sharing of identical requests), the per-provider search cooldowns,
+the read store and the pools the read path starts.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import anyio.to_thread
 
 from .._config import (
     RENDER_MODES,
@@ -37,21 +36,17 @@ from .._config import (
     check_max_characters,
     check_timeout,
 )
-from .._document import Document, FetchInfo, SecurityReport, Timings
-from .._errors import ConfigMissing, ContentInsufficient, InvalidInput, Timeout, UnsupportedContentType
-from .._guard.extra import collect_extra_reports, implied_decision, merge_reports
-from .._guard.report import Decision, GuardReport
-from .._net import FetchedResponse, fetch
-from .._pdf import PDF_TYPES, PdfWorkers, read_pdf
-from .._pipeline import ESCALATION_REASON_PREFIX, Rendered, enforce_guard, extract_response, inspect_response
+from .._document import Document
+from .._errors import ConfigMissing, InvalidInput, Timeout
 from .._search.cache import SearchCache
-from .._store.store import ReadStore
 from .._search.cooldown import Cooldowns
 from .._search.query import validate_query
 from .._search.run import run_search
 from .._search.search_and_read import SearchAndReadResult, check_concurrency, search_then_read
 from .._search.types import SearchHit, SearchProvider, SearchQuery, SearchResults
+from .._store.store import ReadStore
 from .documents import DocumentCache
+from .read_path import ReadPath
 from .session import finish_document
 
 if TYPE_CHECKING:
@@ -62,18 +57,8 @@ if TYPE_CHECKING:
 
     AuditLog = str | os.PathLike[str] | Writable
     from .._browser.pool import BrowserPool
-    from .._browser.render import RenderedPage
 
 __all__ = ["AsyncReader"]
-
-T = TypeVar("T")
-
-STATIC_LIMITATIONS = (
-    "Fetched without running JavaScript: content a script would add or hide was not seen.",
-)
-# What the browser says when a navigation turns out not to be HTML (a PDF among others).
-_BROWSER_NOT_HTML = frozenset({"browser_not_html", "browser_download_refused"})
-
 
 class AsyncReader:
     """Reads public web pages into guarded, citable Markdown.
@@ -91,8 +76,7 @@ class AsyncReader:
         base = config if config is not None else ReaderConfig()
         self._config = base.replace(**options) if options else base
         self._closed = False
-        self._pool: BrowserPool | None = None
-        self._pdf: PdfWorkers | None = None
+        self._reads = ReadPath(self._config)
         self._documents = DocumentCache(self._config)
         self._searches = SearchCache(self._config.cache)
         self._cooldowns = Cooldowns()
@@ -169,12 +153,7 @@ class AsyncReader:
         self._searches.clear()
         self._cooldowns.clear()
         self._store.close()
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.aclose()
-        workers, self._pdf = self._pdf, None
-        if workers is not None:
-            await workers.aclose()
+        await self._reads.aclose()
 
     async def read(
         self,
@@ -225,7 +204,7 @@ class AsyncReader:
         limit = check_max_characters(self._config.max_characters if max_characters is None else max_characters)
         deadline = check_timeout(self._config.timeout if timeout is None else timeout)
         key = self._documents.key(url, mode, use, limit)
-        work = partial(self._read_uncached, url, mode, use, limit)
+        work = partial(self._reads.read, url, mode, use, limit)
         try:
             with anyio.fail_after(deadline):
                 document = await self._documents.read(key, work)
@@ -242,22 +221,14 @@ class AsyncReader:
         if self._closed:
             raise ConfigMissing("the reader is closed", reason="reader_closed")
 
-    async def _read_uncached(self, url: str, mode: str, use: str, limit: int) -> Document:
-        started = time.perf_counter()
-        if mode == "always":
-            # No static pre-read: the raw HTML is never fetched, so
-            # the guard first sees the page after its scripts ran.
-            return await self._read_rendered(url, use, limit, started, escalation="render_always")
-        response = await fetch(url, self._config)
-        try:
-            return await self._process(url, response, use, limit, started)
-        except ContentInsufficient as insufficient:
-            reason = insufficient.reason or ""
-            if mode != "auto" or not reason.startswith(ESCALATION_REASON_PREFIX):
-                raise
-            return await self._read_rendered(
-                url, use, limit, started, escalation=reason, static=response, when_unavailable=insufficient
-            )
+    @property
+    def _pool(self) -> BrowserPool | None:
+        # For tests that inspect the browser pool: None until a read needed it.
+        return self._reads.pool
+
+    def _browser_pool(self) -> BrowserPool:
+        # For tests that start the browser pool ahead of a read.
+        return self._reads.browser_pool()
 
     async def search(
         self,
@@ -387,202 +358,3 @@ class AsyncReader:
             search, read, timeout=seconds, concurrency=workers, per_host=host_workers,
             is_closed=lambda: self._closed,
         )
-
-    def _browser_pool(self) -> BrowserPool:
-        if self._pool is None:
-            # Imported here: Playwright is only loaded when a read needs it.
-            from .._browser.pool import BrowserPool
-
-            self._pool = BrowserPool(self._config.browser, self._config)
-        return self._pool
-
-    async def _read_rendered(
-        self,
-        url: str,
-        use: str,
-        limit: int,
-        started: float,
-        *,
-        escalation: str,
-        static: FetchedResponse | None = None,
-        when_unavailable: ContentInsufficient | None = None,
-    ) -> Document:
-        from .._browser.render import render
-
-        render_started = time.perf_counter()
-        try:
-            page = await render(self._browser_pool(), url)
-        except ConfigMissing:
-            # render="auto" without a usable browser keeps the original verdict.
-            if when_unavailable is not None:
-                raise when_unavailable from None
-            raise
-        except UnsupportedContentType as refused:
-            # A navigation that turns out to be a PDF is read through the static PDF path
-            # (same transport and policy); a browser never parses it.
-            if refused.reason not in _BROWSER_NOT_HTML:
-                raise
-            response = await fetch(url, self._config)
-            if response.content_type not in PDF_TYPES:
-                raise refused from None
-            return await self._process(url, response, use, limit, started, escalation=escalation)
-        render_seconds = time.perf_counter() - render_started
-        response = _rendered_response(page, static)
-        return await self._process(
-            url, response, use, limit, started, method="browser", escalation=escalation,
-            render_seconds=render_seconds, render_limitations=page.limitations, static=static,
-            render_truncated=page.truncated,
-        )
-
-    async def _process(
-        self,
-        url: str,
-        response: FetchedResponse,
-        use: str,
-        limit: int,
-        started: float,
-        *,
-        method: Literal["http", "browser"] = "http",
-        escalation: str | None = None,
-        render_seconds: float = 0.0,
-        render_limitations: tuple[str, ...] = (),
-        render_truncated: bool = False,
-        static: FetchedResponse | None = None,
-    ) -> Document:
-        config = self._config
-        if response.content_type in PDF_TYPES:
-            return await self._process_pdf(url, response, use, limit, started, escalation=escalation)
-        inspected, guard_seconds = await anyio.to_thread.run_sync(
-            partial(_timed, inspect_response, response, config, use), abandon_on_cancel=True
-        )
-        report, extra_decision = inspected.report, Decision.ALLOW
-        if inspected.request is not None:
-            extra_started = time.perf_counter()
-            extra = await collect_extra_reports(inspected.request, config.guards, timeout=config.guard_timeout)
-            report = merge_reports(inspected.report, extra, requested_use=use)
-            extra_decision = implied_decision(extra, requested_use=use)
-            guard_seconds += time.perf_counter() - extra_started
-        enforce_guard(report, builtin=inspected.report, extra_decision=extra_decision,
-                      url=response.final_url, on_guard=config.on_guard)
-        rendered = await anyio.to_thread.run_sync(
-            partial(extract_response, response, inspected, report, config, use, limit, method),
-            abandon_on_cancel=True,
-        )
-        stages = _Stages(
-            guard=guard_seconds, render=render_seconds, total=time.perf_counter() - started,
-            static=static,
-        )
-        return _build_document(
-            url, response, report, rendered, stages, method=method, escalation=escalation,
-            render_limitations=render_limitations, render_truncated=render_truncated,
-        )
-
-    async def _process_pdf(
-        self, url: str, response: FetchedResponse, use: str, limit: int, started: float, *, escalation: str | None
-    ) -> Document:
-        if self._pdf is None:
-            limits = self._config.limits
-            self._pdf = PdfWorkers(max_workers=limits.pdf_workers, memory_bytes=limits.pdf_memory_bytes)
-        # The transport hands a PDF over as Latin-1 text: one character per byte.
-        data = response.text.encode("latin-1")
-        result = await read_pdf(data, url=response.final_url, config=self._config, requested_use=use,
-                                max_characters=limit, workers=self._pdf)
-        stages = _Stages(guard=result.guard_seconds, render=0.0, total=time.perf_counter() - started, static=None)
-        return _build_document(url, response, result.report, result.rendered, stages, method="http",
-                               escalation=escalation, render_limitations=())
-
-
-@dataclass(frozen=True, slots=True)
-class _Stages:
-    guard: float
-    render: float
-    total: float
-    static: FetchedResponse | None
-
-
-def _rendered_response(page: RenderedPage, static: FetchedResponse | None) -> FetchedResponse:
-    # The snapshot is handed to the same guard and extraction as a static
-    # body: serialized UTF-8 HTML whose computed-hidden parts carry markers.
-    html = page.html
-    return FetchedResponse(
-        requested_url=page.url,
-        final_url=page.final_url,
-        status=page.status,
-        content_type=page.content_type,
-        charset="utf-8",
-        text=html,
-        compressed_bytes=page.bytes_received + (static.compressed_bytes if static is not None else 0),
-        decoded_bytes=len(html.encode("utf-8", "surrogatepass")),
-        redirects=static.redirects if static is not None else 0,
-    )
-
-
-def _timed(function: Callable[..., T], *args: Any) -> tuple[T, float]:
-    started = time.perf_counter()
-    result = function(*args)
-    return result, time.perf_counter() - started
-
-
-def _build_document(
-    url: str,
-    response: FetchedResponse,
-    report: GuardReport,
-    rendered: Rendered,
-    stages: _Stages,
-    *,
-    method: Literal["http", "browser"],
-    escalation: str | None,
-    render_limitations: tuple[str, ...],
-    render_truncated: bool = False,
-) -> Document:
-    extraction = rendered.extraction
-    static = stages.static if stages.static is not None else response
-    timings = Timings(
-        total=stages.total,
-        dns=static.dns_seconds,
-        connect=static.connect_seconds,
-        http=static.http_seconds,
-        guard=stages.guard,
-        extract=rendered.extract_seconds,
-        render=stages.render,
-    )
-    fetch_info = FetchInfo(
-        method=method,
-        status=response.status,
-        content_type=response.content_type,
-        charset=response.charset,
-        compressed_bytes=response.compressed_bytes,
-        decoded_bytes=response.decoded_bytes,
-        redirects=response.redirects,
-        timings=timings,
-        escalation_reason=escalation,
-    )
-    if method == "browser":
-        # Computed visibility was evaluated: the static-path caveat no longer applies.
-        guard_limitations = tuple(text for text in report.limitations if "static path" not in text)
-        limitations = (*guard_limitations, *render_limitations)
-    else:
-        limitations = (*report.limitations, *STATIC_LIMITATIONS)
-    security = SecurityReport(
-        decision=report.decision,
-        findings=report.findings,
-        limitations=tuple(dict.fromkeys(limitations)),
-    )
-    return Document(
-        # The fragment was never sent over HTTP; it stays on the requested URL.
-        url=url.strip(),
-        final_url=response.final_url,
-        title=extraction.title,
-        markdown=rendered.markdown,
-        text=rendered.text,
-        links=rendered.links,
-        metadata=extraction.metadata,
-        retrieved_at=datetime.now(UTC),
-        # A render stopped by its scroll bound with more page below is truncated too.
-        truncated=rendered.truncated or render_truncated,
-        content_sha256=hashlib.sha256(extraction.markdown.encode("utf-8")).hexdigest(),
-        fetch=fetch_info,
-        security=security,
-        page_links=rendered.page_links,
-        unsafe_raw_markdown=extraction.markdown,
-    )
