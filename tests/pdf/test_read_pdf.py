@@ -229,7 +229,7 @@ async def test_a_worker_killed_while_idle_is_replaced(fixture_server: FixtureSer
     fixture_server.add("/paper.pdf", headers=PDF, body=paper_pdf())
     async with _reader(fixture_server) as reader:
         await reader.read(fixture_server.url("/paper.pdf"), render="never")
-        workers = reader._pdf
+        workers = reader._reads.pdf
         assert workers is not None
         idle = workers._idle[0]
         idle.kill()
