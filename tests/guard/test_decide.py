@@ -16,8 +16,9 @@ ROWS = [
     # (name, findings, truncated, requested_use, expected)
     ("truncated-chaining", [], True, "search_more", Decision.DENY),
     ("truncated-tool", [], True, "call_readonly_tool", Decision.DENY),
-    ("truncated", [], True, "summarize", Decision.REQUIRE_APPROVAL),
-    ("truncated-beats-findings", [_finding(Severity.LOW)], True, "summarize", Decision.REQUIRE_APPROVAL),
+    ("truncated-warns-only", [], True, "summarize", Decision.ALLOW_WITH_WARNING),
+    ("truncated-with-low-finding", [_finding(Severity.LOW)], True, "summarize", Decision.ALLOW_WITH_WARNING),
+    ("truncated-high-finding-withholds", [_finding(Severity.HIGH)], True, "summarize", Decision.REQUIRE_APPROVAL),
     ("high-chaining", [_finding(Severity.HIGH)], False, "search_more", Decision.DENY),
     ("critical-chaining", [_finding(Severity.CRITICAL)], False, "call_readonly_tool", Decision.DENY),
     ("high", [_finding(Severity.HIGH)], False, "answer_with_citation", Decision.REQUIRE_APPROVAL),

@@ -3,13 +3,19 @@
 The mapping follows the reference guard; the first rule that applies decides
 (``benign_mention`` findings are ignored):
 
-1. inspection truncated and a tool-chaining use -> ``deny``;
-2. inspection truncated -> ``require_approval`` (fail closed);
-3. highest severity >= high and a tool-chaining use -> ``deny``;
-4. highest severity >= high, or any finding outside visible text >= medium
+1. inspection truncated and a tool-chaining use -> ``deny`` (a partial
+   inspection cannot authorize a tool action);
+2. highest severity >= high and a tool-chaining use -> ``deny``;
+3. highest severity >= high, or any finding outside visible text >= medium
    -> ``require_approval``;
-5. highest severity >= low -> ``allow_with_warning``;
-6. otherwise ``allow`` (which is not proof of safety).
+4. highest severity >= low, or inspection truncated -> ``allow_with_warning``;
+5. otherwise ``allow`` (which is not proof of safety).
+
+Withholding needs a finding: a page is never withheld for its size alone.
+The budgets grow with the page (see :mod:`.decoders`) so ordinary large pages
+are inspected whole; if one is still hit, the report is ``truncated``, the
+limitation says what was not examined, and the decision is at least
+``allow_with_warning``.
 """
 
 from __future__ import annotations
@@ -64,13 +70,10 @@ def decide(
     top = max((f.severity for f in relevant), default=Severity.INFO)
     chaining = requested_use in CHAINING_USES
     details = [_describe(f) for f in sorted(relevant, key=lambda f: -f.severity)]
-    if truncated:
-        why = "; ".join(_TRUNCATION_TEXT.get(r, r) for r in truncation_reasons) or "inspection incomplete"
-        if chaining:
-            lead = f"Inspection was truncated ({why}); a truncated inspection cannot authorize a tool action."
-            return Decision.DENY, bounded([lead, *details])
-        lead = f"Inspection was truncated ({why}) before all untrusted content was examined."
-        return Decision.REQUIRE_APPROVAL, bounded([lead, *details])
+    why = "; ".join(_TRUNCATION_TEXT.get(r, r) for r in truncation_reasons) or "inspection incomplete"
+    if truncated and chaining:
+        lead = f"Inspection was truncated ({why}); a truncated inspection cannot authorize a tool action."
+        return Decision.DENY, bounded([lead, *details])
     if top >= Severity.HIGH and chaining:
         lead = f"A {top} finding forbids the tool-chaining use {requested_use}."
         return Decision.DENY, bounded([lead, *details])
@@ -79,5 +82,11 @@ def decide(
     if any(f.location is not Location.VISIBLE and f.severity >= Severity.MEDIUM for f in relevant):
         return Decision.REQUIRE_APPROVAL, bounded(["A medium finding outside visible text needs approval.", *details])
     if top >= Severity.LOW:
-        return Decision.ALLOW_WITH_WARNING, bounded([f"A {top} finding was reported.", *details])
+        lead = f"A {top} finding was reported."
+        if truncated:
+            lead += f" Inspection was also truncated ({why})."
+        return Decision.ALLOW_WITH_WARNING, bounded([lead, *details])
+    if truncated:
+        return Decision.ALLOW_WITH_WARNING, bounded(
+            [f"Inspection was truncated ({why}); no finding in what was examined, the rest was not inspected."])
     return Decision.ALLOW, ("No rule matched; this is not proof of safety.",)

@@ -196,19 +196,26 @@ class BlobLimits:
     """Budgets for Base64 and hex blob decoding in one segment.
 
     Attributes:
-        max_decoded: candidates accepted (decoded to text) per segment and kind;
-            one more makes the segment's inspection incomplete (fail closed).
+        max_decoded: candidates accepted (decoded to text) per segment and kind,
+            at least; the budget grows with the segment (one candidate per
+            ``chars_per_decoded`` characters), so a long ordinary page full of
+            encoded data is decoded whole. One more than the budget marks the
+            segment's inspection incomplete (reported as a limitation).
             Candidates that do not decode to text cost one linear pass over
             their own characters and are not counted: runs never overlap, so
             the total work stays linear in the segment.
-        max_candidate_chars: a longer run is decoded over its first this-many characters only.
+        chars_per_decoded: segment characters that buy one more candidate.
+        max_candidate_chars: a longer run is decoded over its first this-many characters only
+            (the default exceeds the largest segment, so every run is decoded whole; decoded
+            text is never longer than its run, so the work stays linear).
         max_decoded_chars: decoded text kept per candidate.
         min_printable: share of printable characters a decoded candidate needs.
     """
 
     max_decoded: int = 32
-    max_candidate_chars: int = 8192
-    max_decoded_chars: int = 8192
+    chars_per_decoded: int = 64
+    max_candidate_chars: int = 65_536
+    max_decoded_chars: int = 65_536
     min_printable: float = 0.9
 
 
@@ -294,6 +301,7 @@ def _blob_runs(text: str) -> Iterator[re.Match[str]]:
 def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
     """Find Base64 and hex runs in ``text`` (original case) and decode those that hold text."""
     found: dict[str, list[str]] = {"base64": [], "hex": []}
+    budget = max(limits.max_decoded, len(text) // max(1, limits.chars_per_decoded))
     exhausted = False
     for match in _blob_runs(text):
         run = match.group()
@@ -306,7 +314,7 @@ def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
             decode = _base64_text
         decoded = decode(run, limits)
         if decoded is not None:
-            if len(found[kind]) >= limits.max_decoded:
+            if len(found[kind]) >= budget:
                 exhausted = True
                 break
             found[kind].append(decoded)

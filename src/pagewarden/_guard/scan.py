@@ -110,10 +110,16 @@ def _clamp(value: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class ScanResult:
-    """The findings of one segment and whether a normalization budget was hit."""
+    """The findings of one segment, whether a normalization budget was hit, and the changed lines.
+
+    ``normalized`` holds each variant other than the literal one (its text:
+    only the lines that normalization changed, and the techniques it needed),
+    for the learned detector to score beside the segment as written.
+    """
 
     findings: list[Finding]
     exhausted: bool = False
+    normalized: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def scan_segment(segment: Segment, rules: RuleSet, *, strict: bool) -> list[Finding]:
@@ -156,7 +162,8 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
     if benign_seen:
         findings.append(Finding("benign_mention", Severity.INFO, 0.7, location, (), digest,
                                 "context:benign_mention"))
-    return ScanResult(findings, normalized.exhausted)
+    changed = tuple((v.text, v.techniques) for v in normalized.variants[1:])
+    return ScanResult(findings, normalized.exhausted, changed)
 
 
 def _finding(

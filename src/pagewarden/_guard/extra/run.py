@@ -121,6 +121,10 @@ def implied_decision(extra: Sequence[tuple[str, GuardReport]], *, requested_use:
             requested_use=requested_use,
         )
         decision = stricter(decision, stricter(report.decision, implied))
+        if report.truncated:
+            # An extra guard is opt-in strictness: one that admits it did not see
+            # everything withholds (the built-in guard only warns, see decide.py).
+            decision = stricter(decision, Decision.REQUIRE_APPROVAL)
     return decision
 
 
