@@ -69,6 +69,9 @@ _BY_REASON: Final[Mapping[tuple[str, bool], _Factory]] = {
     ("upstream_timeout", False): lambda url: Timeout(
         "the server did not answer in time", reason="http_timeout", url=url, stage=_STAGE
     ),
+    ("upstream_connect_failed", False): lambda url: NetworkError(
+        "the connection could not be established", reason="connect_failed", url=url, stage=_STAGE
+    ),
     ("idle_timeout", True): lambda url: Timeout(
         "the body stalled", reason="body_timeout", url=url, stage=_STAGE
     ),
