@@ -49,6 +49,13 @@ SIGN_CASES = [
     ("empty inline script", "<p>A short page whose only script element is empty and runs nothing.</p>"
      "<script></script>", None),
     ("reserved hyphenated svg name", "<svg><font-face></font-face></svg><p>Short page.</p>", None),
+    # A text-rich static page whose extracted main content is short: scripts, but nothing left to render.
+    ("text-rich page with scripts", "<nav>" + "<a href='/x'>Section</a> " * 40 + "</nav><main>"
+     + "<p>A teaser paragraph of a news front page, one of many on it.</p>" * 20 + "</main>"
+     "<script src='/analytics.js'></script><todo-widget></todo-widget>", None),
+    ("chrome-heavy shell with scripts", "<nav>" + "<a href='/x'>Section</a> " * 80 + "</nav><main></main>"
+     "<footer>" + "<a href='/y'>Footer link</a> " * 60 + "</footer><script src='/app.js'></script>",
+     "executable_script"),
 ]
 
 

@@ -22,6 +22,13 @@ load as a classic, deferred or module script. In the order they are checked:
 * ``executable_script``: any script the browser would run (external, module or
   inline; JSON data blocks, import maps and templates are not).
 
+The last three are general, so they also need the page itself to be nearly
+empty: less than :data:`GENERIC_SIGN_MAX_PAGE_CHARS` characters of text in the
+body outside its navigation, header, footer, asides and forms. A static page
+full of text whose main content the extractor found short (a blog post with a
+long comment thread, a news page of teasers) has scripts too, but nothing for
+them to render; it is returned as it is.
+
 The checks read the parsed tree only (no rendering, no script execution) and
 cost a few XPath queries.
 """
@@ -33,11 +40,19 @@ from typing import Final
 
 import lxml.html
 
-__all__ = ["CLIENT_RENDERED_SIGNS", "ESCALATION_MAX_READABLE_CHARS", "client_rendered_sign"]
+__all__ = [
+    "CLIENT_RENDERED_SIGNS",
+    "ESCALATION_MAX_READABLE_CHARS",
+    "GENERIC_SIGN_MAX_PAGE_CHARS",
+    "client_rendered_sign",
+]
 
 # Above this much extracted text the static page is used as it is, whatever
 # framework produced it (server-side rendering is common and sufficient).
 ESCALATION_MAX_READABLE_CHARS = 500
+# The general signs (custom elements, a noscript notice, executable scripts) count only when the page's
+# own text outside its chrome is below this.
+GENERIC_SIGN_MAX_PAGE_CHARS = 1000
 CLIENT_RENDERED_SIGNS: Final = (
     "empty_app_root",
     "framework_payload",
@@ -95,6 +110,23 @@ def _text_chars(element: lxml.html.HtmlElement) -> int:
     return len(" ".join(" ".join(str(part).split()) for part in parts).strip())
 
 
+# Text of the page proper: not in scripts, styles, templates, nor in the site's chrome.
+_PAGE_TEXT = (
+    ".//text()[not(ancestor::script or ancestor::style or ancestor::noscript or ancestor::template"
+    " or ancestor::nav or ancestor::header or ancestor::footer or ancestor::aside or ancestor::form"
+    " or ancestor::*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'])]"
+)
+
+
+def _page_text_chars(body: lxml.html.HtmlElement) -> int:
+    total = 0
+    for part in body.xpath(_PAGE_TEXT):
+        total += len(" ".join(str(part).split()))
+        if total >= GENERIC_SIGN_MAX_PAGE_CHARS:
+            break
+    return total
+
+
 def _script_type(script: lxml.html.HtmlElement) -> str:
     # The type's essence: "text/javascript; charset=utf-8" runs, so does " Module ".
     return str(script.get("type") or "").split(";", 1)[0].strip().lower()
@@ -139,9 +171,12 @@ def client_rendered_sign(tree: lxml.html.HtmlElement) -> str | None:
     notices = [" ".join(noscript.text_content().split()) for noscript in tree.iter("noscript")]
     if any(_NEEDS_JS.search(notice) for notice in notices):
         return "noscript_requires_javascript"
+    bodies = tree.xpath("//body")
+    if bodies and _page_text_chars(bodies[0]) >= GENERIC_SIGN_MAX_PAGE_CHARS:
+        # A page full of text of its own: nothing is left for a script to render.
+        return None
     if _has_custom_element(tree):
         return "custom_element"
-    bodies = tree.xpath("//body")
     if scripts and bodies and _text_chars(bodies[0]) < _SCRIPT_ONLY_BODY_CHARS:
         return "script_only_body"
     if any(len(notice) >= _NOSCRIPT_NOTICE_CHARS for notice in notices):
