@@ -30,6 +30,7 @@ from ._search.types import SearchResults
 if TYPE_CHECKING:
     from ._crawl.api import CrawlPage, CrawlRun
     from ._reader import AuditLog
+    from ._store.store import ReadStore
     from ._tools import SyncToolset, ToolBudget
 
 __all__ = ["Reader", "read"]
@@ -84,6 +85,11 @@ class Reader:
     def config(self) -> ReaderConfig:
         """The validated configuration of this reader."""
         return self._reader.config
+
+    @property
+    def store(self) -> ReadStore:
+        """See :attr:`AsyncReader.store` (searching it is local work: no event loop needed)."""
+        return self._reader.store
 
     def __enter__(self) -> Reader:
         return self

@@ -52,3 +52,18 @@ async def test_sync_inside_event_loop_raises() -> None:
         assert caught.value.reason == "sync_api_in_event_loop"
     finally:
         reader._closed = True  # never started: nothing to release, and close() refuses inside a loop
+
+
+def test_sync_store_and_canary(fixture_server: FixtureServer) -> None:
+    """The sync reader exposes the read store, and the sync toolset the canary and check_output."""
+    fixture_server.add("/long", headers=pages.HTML, body=pages.LONG_ARTICLE.encode())
+    with pagewarden.Reader(unsafe_allow_destinations=(fixture_server.host_port,), default_render="never") as reader:
+        reader.read(fixture_server.url("/long"))
+        assert reader.store.search("moraine")[0].url == fixture_server.url("/long")
+        tools = _sync_toolset(reader)
+        assert tools.canary == tools.toolset.canary
+        assert tools.check_output(f"leaked: {tools.canary}").leaked
+        found = tools.execute("search_read_pages", {"query": "glaciers"})
+        assert found["hits"][0]["url"] == fixture_server.url("/long")
+        refused = tools.execute("search_read_pages", {"query": tools.canary})
+        assert refused["error"]["reason"] == "canary_in_tool_arguments"

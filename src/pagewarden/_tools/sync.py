@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from .._errors import PagewardenError
+from .canary import CanaryCheck
 from .output import tool_error
 from .schemas import ToolSpec
 from .toolset import Toolset
@@ -65,6 +66,15 @@ class SyncToolset:
     def bedrock_definitions(self) -> list[dict[str, Any]]:
         """See :meth:`Toolset.bedrock_definitions`."""
         return self._toolset.bedrock_definitions()
+
+    @property
+    def canary(self) -> str:
+        """See :attr:`Toolset.canary`."""
+        return self._toolset.canary
+
+    def check_output(self, text: str) -> CanaryCheck:
+        """See :meth:`Toolset.check_output` (no event loop needed: it is local work)."""
+        return self._toolset.check_output(text)
 
     def execute(self, name: str, arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Like :meth:`Toolset.execute`, blocking; a closed reader is a ``CONFIG_MISSING`` tool error."""
