@@ -101,7 +101,7 @@ class PdfWorkers:
         async with self._limiter:
             if self._closed:
                 raise ConfigMissing("the PDF workers are closed", reason="reader_closed")
-            process = self._idle.pop() if self._idle else await self._spawn()
+            process = await self._take()
             self._busy.add(process)
             clean = False
             try:
@@ -124,6 +124,15 @@ class PdfWorkers:
         self._idle.clear()
         for process in processes:
             await _kill(process)
+
+    async def _take(self) -> Process:
+        # An idle worker that ended meanwhile (killed from outside) is replaced, not blamed on this PDF.
+        while self._idle:
+            process = self._idle.pop()
+            if process.returncode is None:
+                return process
+            await _kill(process)
+        return await self._spawn()
 
     async def _spawn(self) -> Process:
         return await anyio.open_process(
