@@ -139,3 +139,16 @@ def test_invalid_config(kwargs: dict[str, object]) -> None:
     """Out-of-range or mistyped store options are INVALID_INPUT."""
     with pytest.raises(pagewarden.InvalidInput):
         ReadStoreConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_closed_store_and_bad_file_are_typed(tmp_path: Path) -> None:
+    """A closed store is CONFIG_MISSING store_closed; an unopenable file INVALID_INPUT store_unavailable."""
+    store = ReadStore()
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(pagewarden.ConfigMissing) as caught:
+        store.search("anything")
+    assert caught.value.reason == "store_closed"
+    with pytest.raises(pagewarden.InvalidInput) as opened:
+        ReadStore(ReadStoreConfig(path=tmp_path / "missing-dir" / "read.sqlite"))
+    assert opened.value.reason == "store_unavailable"

@@ -81,3 +81,13 @@ async def test_tool_is_in_every_format(reader: pagewarden.AsyncReader, fmt: str)
     """search_read_pages is published in every model-API format."""
     definitions = getattr(toolset_for(reader), f"{fmt}_definitions")()
     assert "search_read_pages" in str(definitions)
+
+
+async def test_a_store_failure_never_fails_the_read(
+    reader: pagewarden.AsyncReader, fixture_server: FixtureServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """When the store cannot take a page, the read still returns it and a warning names the reason."""
+    reader.store.close()
+    document = await reader.read(fixture_server.url("/short"))
+    assert document.title == "River deltas"
+    assert "store_closed" in caplog.text

@@ -4,19 +4,24 @@ Kept apart from :mod:`.reader` so the read path stays one job: a document
 read through an upstream proxy in ``unsafe_proxy_remote_dns`` mode records
 :data:`~pagewarden._net.upstream.REMOTE_DNS_LIMITATION` (whether it came from
 the cache or the network), and every document is offered to the reader's
-:class:`~pagewarden._store.ReadStore`, which keeps only what the guard allowed.
+read store, which keeps only what the guard allowed (a store failure is
+logged, never turned into a failed read).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 from .._config import ReaderConfig
 from .._document import Document
+from .._errors import PagewardenError
 from .._net.upstream import REMOTE_DNS_LIMITATION
 from .._store.store import ReadStore
 
 __all__ = ["finish_document"]
+
+logger = logging.getLogger("pagewarden.store")
 
 
 def finish_document(document: Document, config: ReaderConfig, store: ReadStore) -> Document:
@@ -26,5 +31,9 @@ def finish_document(document: Document, config: ReaderConfig, store: ReadStore) 
     if proxy is not None and proxy.remote_dns and REMOTE_DNS_LIMITATION not in limitations:
         security = dataclasses.replace(document.security, limitations=(*limitations, REMOTE_DNS_LIMITATION))
         document = dataclasses.replace(document, security=security)
-    store.add(document)
+    try:
+        store.add(document)
+    except PagewardenError as error:
+        # The read itself succeeded; the store is a convenience on top of it.
+        logger.warning("pagewarden could not add a page to the read store (%s)", error.reason)
     return document

@@ -19,6 +19,12 @@ Bounds: ``max_documents`` (the oldest indexed is dropped first), a query of
 characters. The store is in memory unless ``ReadStoreConfig.path`` names an
 SQLite file. Its methods are synchronous and short (local SQLite); they hold
 a lock, so the sync and async readers can share it.
+
+Errors: SQLite's exceptions are translated here, at one boundary: a file that
+cannot be opened is ``INVALID_INPUT`` (``store_unavailable``), any later
+database failure ``UNKNOWN`` (``store_failed``), a closed store
+``CONFIG_MISSING`` (``store_closed``). The reader treats a failure to add a
+document as a logged warning, never as a failed read.
 """
 
 from __future__ import annotations
@@ -26,11 +32,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._document import Document
-from .._errors import InvalidInput
+from .._errors import ConfigMissing, InvalidInput, UnknownError
 from .config import ReadStoreConfig
 from .index import SCHEMA, Fts5Index, FullTextIndex, PythonIndex, fts5_available, query_terms, tokens
 
@@ -108,17 +116,36 @@ class ReadStore:
             raise InvalidInput("config must be a ReadStoreConfig", reason="invalid_store_config")
         target = os.fspath(self.config.path) if self.config.path is not None else ":memory:"
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        self._db.execute(SCHEMA)
-        index: FullTextIndex
-        if backend == "auto" and fts5_available(self._db):
-            index = Fts5Index(self._db)
-            if self._db.execute("SELECT count(*) FROM pages").fetchone()[0] == 0:
-                for doc_id, title, body in self._db.execute("SELECT id, title, body FROM documents").fetchall():
-                    index.add(int(doc_id), str(title), str(body))
-        else:
-            index = PythonIndex(self._db)
+        self._closed = False
+        try:
+            self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            self._db.execute(SCHEMA)
+            index: FullTextIndex
+            if backend == "auto" and fts5_available(self._db):
+                index = Fts5Index(self._db)
+                if self._db.execute("SELECT count(*) FROM pages").fetchone()[0] == 0:
+                    for doc_id, title, body in self._db.execute("SELECT id, title, body FROM documents").fetchall():
+                        index.add(int(doc_id), str(title), str(body))
+            else:
+                index = PythonIndex(self._db)
+        except sqlite3.Error:
+            raise InvalidInput(
+                "the read store's database cannot be opened", reason="store_unavailable", stage="store"
+            ) from None
         self._index = index
+
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        """Hold the lock, refuse a closed store, translate SQLite's exceptions."""
+        with self._lock:
+            if self._closed:
+                raise ConfigMissing("the read store is closed", reason="store_closed", stage="store")
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise UnknownError(
+                    f"the read store failed ({type(exc).__name__})", reason="store_failed", stage="store"
+                ) from None
 
     @property
     def backend(self) -> str:
@@ -126,7 +153,7 @@ class ReadStore:
         return self._index.name
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._using():
             return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
 
     def __repr__(self) -> str:
@@ -142,7 +169,7 @@ class ReadStore:
         sha = document.content_sha256
         body = document.markdown[: self.config.max_characters]
         title = document.title or ""
-        with self._lock:
+        with self._using():
             row = self._db.execute("SELECT id, sha256 FROM documents WHERE url = ?", (url,)).fetchone()
             if row is not None and row[1] == sha:
                 return False
@@ -189,7 +216,7 @@ class ReadStore:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_STORE_HITS:
             raise InvalidInput(f"limit must be in 1..{MAX_STORE_HITS}", reason="invalid_limit")
         terms = query_terms(query)
-        with self._lock:
+        with self._using():
             ranked = self._index.search(terms, limit)
             hits: list[StoredHit] = []
             for doc_id, score in ranked:
@@ -213,11 +240,13 @@ class ReadStore:
 
     def clear(self) -> None:
         """Forget every stored page (in the file too, when there is one)."""
-        with self._lock:
+        with self._using():
             for (doc_id,) in self._db.execute("SELECT id FROM documents").fetchall():
                 self._delete(int(doc_id))
 
     def close(self) -> None:
-        """Close the database (an in-memory store is gone afterwards)."""
+        """Close the database (an in-memory store is gone afterwards); later calls are ``CONFIG_MISSING``."""
         with self._lock:
-            self._db.close()
+            if not self._closed:
+                self._closed = True
+                self._db.close()
