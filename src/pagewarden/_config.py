@@ -19,9 +19,9 @@ from ._browser_config import BrowserConfig
 from ._errors import InvalidInput
 from ._protocols import ContentGuard, IPAddress, Resolver
 from ._store.config import ReadStoreConfig
+from ._upstream_proxy import UpstreamProxy, check_search_egress, parse_proxy
 
 if TYPE_CHECKING:
-    from ._net.upstream import UpstreamProxy
     from ._search_types import SearchProvider
 
 __all__ = [
@@ -414,8 +414,6 @@ class ReaderConfig:
         self._check_proxy_and_store()
 
     def _check_proxy_and_store(self) -> None:
-        from ._net.upstream import parse_proxy  # the network package imports this module
-
         if not isinstance(self.unsafe_proxy_remote_dns, bool):
             raise InvalidInput("unsafe_proxy_remote_dns must be a bool", reason="invalid_option")
         upstream = None
@@ -424,8 +422,6 @@ class ReaderConfig:
         elif self.unsafe_proxy_remote_dns:
             raise InvalidInput("unsafe_proxy_remote_dns needs a proxy", reason="invalid_option")
         object.__setattr__(self, "upstream_proxy", upstream)
-        from ._search.egress import check_search_egress
-
         check_search_egress(self.search, upstream)
         if not isinstance(self.read_store, ReadStoreConfig):
             raise InvalidInput("read_store must be a pagewarden.ReadStoreConfig", reason="invalid_store_config")

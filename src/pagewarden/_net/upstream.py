@@ -1,4 +1,4 @@
-"""An explicit upstream proxy: parsing ``ReaderConfig(proxy=...)`` and the tunnel handshakes.
+"""An explicit upstream proxy: the tunnel handshakes (the setting is parsed in :mod:`pagewarden._upstream_proxy`).
 
 pagewarden never reads proxies from the environment. When a proxy is
 configured, the address policy still decides here: the destination name is
@@ -31,17 +31,16 @@ import ipaddress
 import ssl
 import struct
 import typing
-import urllib.parse
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Final, Literal
+from typing import Final
 
 import certifi
 import httpcore
 
 from .._errors import InvalidInput, NetworkError
 from .._protocols import IPAddress
+from .._upstream_proxy import REMOTE_DNS_LIMITATION, UpstreamProxy, parse_proxy
 from .dial_mark import PINNED_DIAL
 
 __all__ = [
@@ -53,12 +52,6 @@ __all__ = [
     "socks5_connect",
 ]
 
-ProxyScheme = Literal["http", "https", "socks5"]
-REMOTE_DNS_LIMITATION: Final = (
-    "Names were resolved by the upstream proxy (unsafe_proxy_remote_dns): the address policy checked the name "
-    "and IP literals only, not the address the proxy connected to."
-)
-_DEFAULT_PORTS: Final = {"http": 8080, "https": 443, "socks5": 1080, "socks5h": 1080}
 MAX_PROXY_HEAD_BYTES = 16_384
 # The proxy could not reach this address: another validated address of the same name may work.
 _NEXT_ADDRESS_REASONS: Final = frozenset(
@@ -77,77 +70,9 @@ _SOCKS_REPLIES: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class UpstreamProxy:
-    """A parsed upstream proxy. ``repr()`` and :attr:`display` never show the credentials.
-
-    Attributes:
-        scheme: ``http``, ``https`` or ``socks5``.
-        host: the proxy's host name or IP literal (no brackets).
-        port: the proxy's port.
-        remote_dns: whether the proxy is asked to resolve names (``unsafe_proxy_remote_dns``).
-    """
-
-    scheme: ProxyScheme
-    host: str
-    port: int
-    remote_dns: bool = False
-    username: str | None = field(default=None, repr=False, compare=False)
-    password: str | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def display(self) -> str:
-        """``scheme://host:port``, safe for messages and records."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}:{self.port}"
-
-
 def _invalid(message: str, reason: str = "invalid_proxy") -> InvalidInput:
-    # Never quote the URL: it may carry credentials.
+    # Never quote the URL or the credentials.
     return InvalidInput(message, reason=reason, stage="config")
-
-
-def parse_proxy(url: object, *, unsafe_remote_dns: bool = False) -> UpstreamProxy:
-    """Parse ``http://``, ``https://``, ``socks5://`` (or, with remote DNS allowed, ``socks5h://``) proxy URLs.
-
-    Raises:
-        InvalidInput: anything else (the message never quotes the URL).
-    """
-    if not isinstance(url, str) or not 0 < len(url) <= 2_048 or not url.isprintable():
-        raise _invalid("proxy must be a URL such as http://proxy.example:3128 or socks5://127.0.0.1:1080")
-    try:
-        parts = urllib.parse.urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        raise _invalid("the proxy URL is malformed") from None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        raise _invalid("the proxy scheme must be http, https, socks5 or socks5h", reason="invalid_proxy_scheme")
-    if scheme == "socks5h" and not unsafe_remote_dns:
-        raise _invalid(
-            "socks5h:// lets the proxy resolve names, bypassing the address policy; "
-            "set unsafe_proxy_remote_dns=True to accept that",
-            reason="proxy_remote_dns_needs_unsafe",
-        )
-    host = parts.hostname
-    if not host:
-        raise _invalid("the proxy URL has no host")
-    if (parts.path not in ("", "/")) or parts.query or parts.fragment:
-        raise _invalid("the proxy URL must not have a path, query or fragment")
-    username = urllib.parse.unquote(parts.username) if parts.username is not None else None
-    password = urllib.parse.unquote(parts.password) if parts.password is not None else None
-    for value in (username, password):
-        if value is not None and (len(value) > 255 or "\r" in value or "\n" in value):
-            raise _invalid("the proxy credentials must be at most 255 characters without line breaks")
-    normalized: ProxyScheme = "socks5" if scheme == "socks5h" else scheme  # type: ignore[assignment]
-    return UpstreamProxy(
-        scheme=normalized,
-        host=host,
-        port=port if port is not None else _DEFAULT_PORTS[scheme],
-        remote_dns=unsafe_remote_dns or scheme == "socks5h",
-        username=username,
-        password=password,
-    )
 
 
 def _failure(message: str, reason: str, *, retryable: bool = True) -> NetworkError:
