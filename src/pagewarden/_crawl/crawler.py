@@ -244,18 +244,29 @@ class Crawler:
     async def run(self, emit: Emit) -> CrawlStats:
         """Crawl until the frontier is exhausted or ``max_pages`` were taken; ``emit`` gets every page."""
         try:
-            if not self._resumed:
-                self.frontier.admit(self.start, 0, None, exempt=True)
-                if self.options.sitemaps and self.options.max_depth >= 1:
-                    await self._discover_sitemaps()
-            self._sync_stats()
             async with anyio.create_task_group() as group:
+                if not self._resumed:
+                    self.frontier.admit(self.start, 0, None, exempt=True)
+                    if self.options.sitemaps and self.options.max_depth >= 1:
+                        # Alongside the reads (the start page need not wait for the
+                        # sitemaps); counted as active so the crawl cannot end before it.
+                        self._active += 1
+                        group.start_soon(self._sitemaps_task)
+                self._sync_stats()
                 for _ in range(self.options.concurrency):
                     group.start_soon(self._work, emit)
         finally:
             self.stats.finished = time.monotonic()
             self._sync_stats()
         return self.stats
+
+    async def _sitemaps_task(self) -> None:
+        try:
+            await self._discover_sitemaps()
+        finally:
+            async with self._changed:
+                self._active -= 1
+                self._changed.notify_all()
 
     async def _discover_sitemaps(self) -> None:
         roots: list[str] = []
@@ -265,9 +276,10 @@ class Crawler:
         if not roots:
             parts = urllib.parse.urlsplit(self.start)
             roots = [f"{parts.scheme}://{parts.netloc}/sitemap.xml"]
-        async with self._limiter.slot(host_key(self.start), rules.crawl_delay if rules else None):
-            found = await read_sitemaps(roots, self.config, in_scope=lambda url: self.scope.reason(url) is None,
-                                        limits=self.options.sitemap_limits)
+        delay = rules.crawl_delay if rules else None
+        found = await read_sitemaps(roots, self.config, in_scope=lambda url: self.scope.reason(url) is None,
+                                    limits=self.options.sitemap_limits,
+                                    slot=lambda url: self._limiter.slot(host_key(url), delay))
         self.stats.sitemaps_fetched, self.stats.sitemaps_failed = found.fetched, found.failed
         self.stats.sitemap_pages = len(found.pages)
         self.stats.refused_links += found.refused

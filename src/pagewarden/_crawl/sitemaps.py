@@ -18,9 +18,11 @@ without entities, DTDs or network access.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import zlib
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -111,12 +113,14 @@ async def read_sitemaps(
     *,
     in_scope: Callable[[str], bool],
     limits: SitemapLimits | None = None,
+    slot: Callable[[str], AbstractAsyncContextManager[None]] | None = None,
 ) -> SitemapResult:
     """Fetch the sitemaps at ``roots`` (and the sitemaps their indexes list) and collect the page URLs.
 
     ``in_scope`` decides, for the sitemaps themselves and for the pages they
     list, whether a URL is kept; refusals by the URL policy are counted in
-    ``refused``. Never raises :class:`PagewardenError`.
+    ``refused``. ``slot(url)``, when given, is held around each fetch (the
+    crawl's per-host politeness). Never raises :class:`PagewardenError`.
     """
     limits = limits or SitemapLimits()
     fetch_config = _sitemap_config(config)
@@ -133,7 +137,8 @@ async def read_sitemaps(
                 return result
             seen.add(url)
             try:
-                body = await _fetch_body(url, fetch_config)
+                async with slot(url) if slot is not None else contextlib.nullcontext():
+                    body = await _fetch_body(url, fetch_config)
                 kind, locations = parse_sitemap(body, max_decoded_bytes=limits.max_decoded_bytes)
             except (PagewardenError, ValueError, etree.Error, zlib.error):
                 result.failed += 1
