@@ -178,7 +178,9 @@ class Document:
         links: absolute, policy-filtered links found in the content.
         metadata: author, date, site name, language, description.
         retrieved_at: when the read finished (UTC).
-        truncated: whether ``markdown``/``text`` were cut at ``max_characters``.
+        truncated: whether ``markdown``/``text`` were cut at ``max_characters``,
+            or a rendered page was still loading content as it was scrolled
+            when the browser policy's scroll bound stopped it.
         content_sha256: hex SHA-256 (UTF-8) of ``unsafe_raw_markdown``: the
             extracted content before safe rendering, redaction and
             truncation, so it identifies the page's content independently of
