@@ -70,15 +70,14 @@ function trackLazyContent(name, lock) {
       },
     }.observe;
   }
-  for (const owner of [globalThis, globalThis.document]) {
-    const add = owner && owner.addEventListener;
-    if (typeof add !== "function") {
-      continue;
-    }
-    // An own property of the window and of this document (both are per document), like the originals writable.
-    owner.addEventListener = {
+  // On EventTarget.prototype, like the original, so libraries that wrap it later (zone.js) still wrap it and
+  // every call still goes through whatever is installed there.
+  const target = globalThis.EventTarget && globalThis.EventTarget.prototype;
+  const add = target && target.addEventListener;
+  if (typeof add === "function") {
+    target.addEventListener = {
       addEventListener(type, ...rest) {
-        if (type === "scroll" || type === "wheel") {
+        if ((type === "scroll" || type === "wheel") && (this === globalThis || this === globalThis.document)) {
           signals += 1;
         }
         return add.call(this, type, ...rest);
