@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime
+import importlib.metadata
 import io
 import json
 import os
@@ -147,6 +148,7 @@ def _pdfplumber(data: bytes) -> str:
         return "\n".join(page.extract_text() or "" for page in pdf.pages)
 
 
+# name -> (import name, bare extraction); the name is also the distribution's name.
 LIBRARIES: dict[str, tuple[str, Callable[[bytes], str]]] = {
     "pypdfium2": ("pypdfium2", bare_pdfium),
     "pypdf": ("pypdf", _pypdf),
@@ -155,13 +157,12 @@ LIBRARIES: dict[str, tuple[str, Callable[[bytes], str]]] = {
 }
 
 
-def _version(module: str) -> str | None:
+def _version(module: str, distribution: str) -> str | None:
     try:
-        imported = __import__(module)
-    except ImportError:
+        __import__(module)
+        return importlib.metadata.version(distribution)
+    except (ImportError, importlib.metadata.PackageNotFoundError):
         return None
-    version = getattr(imported, "__version__", None) or getattr(imported, "V_PYPDFIUM2", None)
-    return str(version) if version else "installed"
 
 
 def compare_libraries(documents: list[tuple[str, bytes, int, str]]) -> dict[str, Any]:
@@ -171,7 +172,7 @@ def compare_libraries(documents: list[tuple[str, bytes, int, str]]) -> dict[str,
     carriers = [(carrier.name, carrier_pdf(carrier, INJECTION)) for carrier in CARRIERS]
     results: dict[str, Any] = {}
     for name, (module, extract) in LIBRARIES.items():
-        version = _version(module)
+        version = _version(module, name)
         if version is None:
             results[name] = {"missing": True}
             continue
