@@ -100,6 +100,23 @@ MOTION_CASES: list[dict[str, Any]] = [
         "visible": ["VIS shadow fade"],
     },
     {
+        "name": "scroll-driven fade-in below the fold",
+        "css": "@keyframes appear { from { opacity: 0 } to { opacity: 1 } }"
+               " .spacer { height: 3000px } #t.go { animation: appear linear both; animation-timeline: view();"
+               " animation-range: entry 0% cover 40% }",
+        "html": "<div class='spacer'></div><p id='t'>VIS scrolled into view</p>",
+        "start": "document.getElementById('t').classList.add('go')",
+        "visible": ["VIS scrolled into view"],
+    },
+    {
+        "name": "scroll-driven animation holding the text invisible",
+        "css": "@keyframes stay { from { opacity: 0 } to { opacity: 0 } }"
+               " .spacer { height: 3000px } #t.go { animation: stay linear both; animation-timeline: view() }",
+        "html": "<div class='spacer'></div><p id='t'>HID scroll-driven ghost</p>",
+        "start": "document.getElementById('t').classList.add('go')",
+        "hidden": {"HID scroll-driven ghost": "opacity"},
+    },
+    {
         "name": "slide-in with transform and opacity",
         "css": "#t { opacity: 0; transform: scale(0); transition: opacity 1s, transform 1s }"
                " #t.in { opacity: 1; transform: none }",

@@ -15,8 +15,10 @@ Before the walk, running animations and CSS transitions that end within
 snapshot judges a page that fades its content in, or out, by its end state
 rather than mid-way: content that ends visible is read, content that ends
 hidden (a fade-out, a fade-in without a forwards fill, an element whose own
-opacity is 0) stays hidden. Animations that never end, end later, are paused
-or follow a scroll timeline are judged as they stand.
+opacity is 0) stays hidden. Scroll-driven animations (``animation-timeline:
+view()``/``scroll()``) are judged by their end state too (what the element
+looks like once scrolled through). Animations that never end, end later or
+are paused are judged as they stand.
 
 The script walks the document once and builds a serialized *copy* of the DOM;
 the live DOM is never modified (finishing an animation changes no node). In that copy:

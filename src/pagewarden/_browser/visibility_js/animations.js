@@ -8,9 +8,10 @@
 // away is finished (Animation.finish()), and the computed styles read by the walk are then its end
 // values: the last keyframe with animation-fill-mode forwards/both, the element's own style otherwise.
 // Content that ends hidden (a fade-out, a fade-in without a forwards fill, an element whose own opacity
-// is 0) stays hidden. Animations that never end (infinite iterations, a zero playback rate), end later
-// than FINISH_WITHIN_MS (a year-long "fade-in" is hiding, not showing), are paused, or follow a scroll
-// timeline are left as they are and judged as they stand. Finishing changes no DOM node; the page's
+// is 0) stays hidden. Scroll-driven animations (animation-timeline: scroll() or view()) are judged by their
+// end state too: what the element looks like once scrolled through. Animations that never end (infinite
+// iterations, a zero playback rate), end later than FINISH_WITHIN_MS (a year-long "fade-in" is hiding, not
+// showing) or are paused are left as they are and judged as they stand. Finishing changes no DOM node; the page's
 // transitionend/animationend handlers run after the snapshot, which is taken synchronously.
   let animationsFinished = 0;
   let animationsLeft = 0;
@@ -26,8 +27,16 @@
     for (let i = 0; i < list.length && animationsFinished + animationsLeft < maxNodes; i++) {
       const animation = list[i];
       try {
-        if (animation.playState !== "running" || animation.timeline !== doc.timeline || !animation.effect) {
-          continue;
+        if (animation.playState !== "running" || !animation.effect) continue;
+        if (animation.timeline !== doc.timeline) {
+          // Scroll-driven (a scroll or view timeline: the fade-in as a section scrolls into view): moved to
+          // the document timeline, where its "auto" duration is 0, so it is finished at once like the others.
+          const scrollDriven = typeof win.ScrollTimeline === "function" && animation.timeline instanceof win.ScrollTimeline;
+          if (!scrollDriven) {
+            animationsLeft += 1;
+            continue;
+          }
+          animation.timeline = doc.timeline;
         }
         const rate = animation.playbackRate;
         const timing = animation.effect.getComputedTiming();
