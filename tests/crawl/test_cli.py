@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,3 +114,40 @@ def test_map_lists_urls_without_reading_content(docs: tuple[SiteServer, set[str]
     assert f"http://127.0.0.1:{server.port}/docs/s0/topic-1" in urls  # a link of a sitemap page
     assert not any("private" in url for url in urls)
     assert len(urls) == len(set(urls))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+KILLS = [
+    # (signal, exit code of the killed run)
+    (signal.SIGKILL, -signal.SIGKILL),
+    (signal.SIGINT, 130),
+]
+
+
+@pytest.mark.parametrize(("sent", "exit_code"), KILLS)
+def test_killed_crawl_resumes_to_the_same_pages(
+    docs: tuple[SiteServer, set[str]], tmp_path: Path, sent: signal.Signals, exit_code: int
+) -> None:
+    """A crawl process killed half-way (SIGKILL) or interrupted (SIGINT) and resumed reads every page exactly once."""
+    server, expected = docs
+    out = tmp_path / "pages.jsonl"
+    command = [sys.executable, "-m", "pagewarden", "crawl", f"http://127.0.0.1:{server.port}/", "--out", str(out),
+               "--render", "never", "--min-delay", "0.01", "--per-host", "2", "--concurrency", "2",
+               "--max-pages", "1000", "--unsafe-allow-destination", f"127.0.0.1:{server.port}"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 80):
+        time.sleep(0.02)
+    process.send_signal(sent)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == exit_code, err
+    first = len(out.read_text().splitlines())
+    assert 80 <= first < len(expected)
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, env=env, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    urls = [record["url"] for record in _records(out)]
+    assert len(urls) == len(set(urls))
+    paths = {url.split(str(server.port), 1)[1] for url in urls}
+    assert paths == expected | {f"/docs/s9/private-{n}" for n in range(4)}
