@@ -35,6 +35,7 @@ from .._cli_options import add_browser_options, add_guard_options, add_unsafe_op
 from .._config import RENDER_MODES, CacheConfig
 from .._errors import PagewardenError
 from .._reader import AsyncReader
+from .._store import ReadStoreConfig
 from .files import JsonlSink, _open_input, count_inputs, input_lines, load_done_urls
 from .progress import run_progress, summary_text
 from .records import parse_input_line
@@ -114,8 +115,10 @@ def _reader_options(args: argparse.Namespace) -> dict[str, Any]:
         "unsafe_allow_sensitive_query": args.unsafe_allow_sensitive_query,
         **proxy_options(args),
         "browser": browser_config(args, concurrency=args.browser_concurrency),
-        # A batch reads each URL once: caching documents would only hold memory.
+        # A batch reads each URL once: caching documents would only hold memory,
+        # and nobody searches a batch's read store (the records are the output).
         "cache": CacheConfig(document_ttl=0, search_ttl=0),
+        "read_store": ReadStoreConfig(enabled=False),
     }
 
 

@@ -21,14 +21,16 @@ class ReadStoreConfig:
         path: an SQLite file to keep the index in across sessions; ``None``
             (the default) keeps it in memory for the reader's lifetime.
         max_documents: the most documents kept, 1..100,000 (the oldest
-            indexed is dropped first).
+            indexed is dropped first). In memory the store holds at most
+            ``max_documents * max_characters`` characters plus the index
+            (~20 MB of text at the defaults).
         max_characters: the most Markdown characters indexed per document,
             1,000..1,000,000.
     """
 
     enabled: bool = True
     path: str | os.PathLike[str] | None = None
-    max_documents: int = 1_000
+    max_documents: int = 200
     max_characters: int = 100_000
 
     def __post_init__(self) -> None:
