@@ -27,6 +27,7 @@ __all__ = [
     "hand_written_pdf",
     "long_pdf",
     "malformed_pdf",
+    "nested_forms_pdf",
     "paper_pdf",
     "scanned_pdf",
 ]
@@ -295,14 +296,19 @@ def _attachment_pdf(payload: str) -> bytes:
 
 
 def hand_written_pdf(
-    content: bytes, *, extra_objects: tuple[bytes, ...] = (), filters: bytes = b"", catalog: bytes = b""
+    content: bytes,
+    *,
+    extra_objects: tuple[bytes, ...] = (),
+    filters: bytes = b"",
+    catalog: bytes = b"",
+    page_resources: bytes = b"",
 ) -> bytes:
     """A minimal one-page PDF around a content stream, with a correct cross-reference table."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R" + catalog + b" >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b" /Resources << /Font << /F1 5 0 R >>" + page_resources + b" >> >>",
         b"<< /Length %d%s >>\nstream\n" % (len(content), filters) + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         *extra_objects,
@@ -337,6 +343,22 @@ def busy_pdf(megabytes: int) -> bytes:
     parts = [compressor.compress(chunk) for _ in range(megabytes)]
     parts.append(compressor.flush())
     return hand_written_pdf(b"".join(parts), filters=b" /Filter /FlateDecode")
+
+
+def nested_forms_pdf(depth: int, *, cycle: bool = False) -> bytes:
+    """Form XObjects each drawing the next, ``depth`` deep (with ``cycle``, the last draws the first again)."""
+    first = 6
+    forms = []
+    for level in range(depth):
+        target = first + level + 1 if level + 1 < depth else (first if cycle else None)
+        content = b"BT /F1 11 Tf 72 700 Td (level) Tj ET" + (b" /X%d Do" % target if target else b"")
+        resources = b" /Resources << /Font << /F1 5 0 R >>" + (
+            b" /XObject << /X%d %d 0 R >>" % (target, target) if target else b"") + b" >>"
+        forms.append(b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792]" + resources
+                     + b" /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    page_content = _body_stream() + b"\n/X%d Do" % first
+    return hand_written_pdf(page_content, extra_objects=tuple(forms),
+                            page_resources=b" /XObject << /X6 6 0 R >>")
 
 
 def malformed_pdf() -> bytes:

@@ -16,6 +16,7 @@ from tests.pdf.documents import (
     hand_written_pdf,
     long_pdf,
     malformed_pdf,
+    nested_forms_pdf,
     paper_pdf,
     scanned_pdf,
 )
@@ -237,3 +238,24 @@ async def test_a_worker_killed_while_idle_is_replaced(fixture_server: FixtureSer
         document = await reader.read(fixture_server.url("/paper.pdf"), render="never")
         assert workers._idle and workers._idle[0] is not idle
     assert "On River Deltas" in document.markdown
+
+
+@pytest.mark.parametrize("depth", [3, 16])
+async def test_form_nesting_within_the_limit_is_read(fixture_server: FixtureServer, depth: int) -> None:
+    """Forms nested up to 16 levels deep are read: their text counts as the page's text."""
+    fixture_server.add("/nested.pdf", headers=PDF, body=nested_forms_pdf(depth))
+    async with _reader(fixture_server) as reader:
+        document = await reader.read(fixture_server.url("/nested.pdf"), render="never")
+    assert BODY[0] in document.text
+    assert "level" in document.text
+
+
+@pytest.mark.parametrize(("depth", "cycle"), [(40, False), (17, False), (3, True)])
+async def test_deep_or_cyclic_form_nesting_ends_typed(fixture_server: FixtureServer, depth: int,
+                                                      cycle: bool) -> None:
+    """Forms nested past 16 levels, or drawing themselves, are RESPONSE_TOO_LARGE (pdf_nesting_too_deep)."""
+    fixture_server.add("/nested.pdf", headers=PDF, body=nested_forms_pdf(depth, cycle=cycle))
+    async with _reader(fixture_server) as reader:
+        with pytest.raises(pagewarden.ResponseTooLarge) as caught:
+            await reader.read(fixture_server.url("/nested.pdf"), render="never", timeout=20)
+    assert caught.value.reason == "pdf_nesting_too_deep"

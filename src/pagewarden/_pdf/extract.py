@@ -54,7 +54,7 @@ _NO_STROKE = (0, 0, 0, 0)
 
 
 class LimitExceeded(Exception):
-    """A job limit was crossed; ``args[0]`` names it (``pages``, ``characters``, ``objects``)."""
+    """A job limit was crossed; ``args[0]`` names it (``pages``, ``characters``, ``objects``, ``depth``)."""
 
 
 class PdfOpenError(Exception):
@@ -154,7 +154,7 @@ def _walk(page: Any) -> list[_Item]:
             box = _bounds(obj)
             if kind == _FORM:
                 if depth >= MAX_FORM_DEPTH:
-                    raise LimitExceeded("objects")
+                    raise LimitExceeded("depth")
                 inner = _multiply(_matrix(obj), matrix)
                 visit(raw.FPDFFormObj_CountObjects(obj), partial(raw.FPDFFormObj_GetObject, obj), inner, depth + 1)
                 continue

@@ -53,6 +53,7 @@ _LIMIT_ERRORS = {
     "limit_pages": ("the PDF has too many pages", "pdf_too_many_pages"),
     "limit_characters": ("the PDF holds too many characters", "pdf_too_many_characters"),
     "limit_objects": ("a PDF page holds too many objects", "pdf_too_many_objects"),
+    "limit_depth": ("a PDF page nests its drawings too deeply", "pdf_nesting_too_deep"),
 }
 
 
