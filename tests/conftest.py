@@ -13,10 +13,16 @@
 * ``fixture_server``: a started :class:`tests.support.server.FixtureServer`
   on 127.0.0.1, stopped after the test. pagewarden reaches it only with
   ``ReaderConfig(unsafe_allow_destinations=(fixture_server.host_port,))``.
+* ``no_pending_task_destroyed`` (autouse): asyncio's "Task was destroyed but
+  it is pending!" report (a task somebody started and nobody awaited or
+  cancelled) fails the test during which it was logged, and one logged later
+  (at garbage collection or loop close) fails the session.
 """
 
 from __future__ import annotations
 
+import gc
+import logging
 from collections.abc import Generator, Iterator
 
 import pytest
@@ -26,6 +32,45 @@ from tests.support.tripwire import SocketTripwire
 
 # pytester runs inner pytest sessions (used to prove a swallowed trip still fails a test).
 pytest_plugins = ("pytester",)
+
+_PENDING_DESTROYED = "Task was destroyed but it is pending"
+
+
+class _PendingTaskLog(logging.Handler):
+    """Keeps asyncio's reports of tasks destroyed while still pending (bounded)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.reports: list[str] = []
+        self.seen = 0  # reports already charged to a test
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if _PENDING_DESTROYED in message and len(self.reports) < 1_000:
+            self.reports.append(message[:300])
+
+
+_PENDING_LOG = _PendingTaskLog()
+logging.getLogger("asyncio").addHandler(_PENDING_LOG)
+
+
+@pytest.fixture(autouse=True)
+def no_pending_task_destroyed() -> Iterator[None]:
+    """Fail the test if asyncio reported a task destroyed while pending during it (or since the last test)."""
+    yield
+    new = _PENDING_LOG.reports[_PENDING_LOG.seen :]
+    _PENDING_LOG.seen = len(_PENDING_LOG.reports)
+    if new:
+        pytest.fail(f"{len(new)} asyncio task(s) destroyed while pending: {new[0]}", pytrace=False)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Collect garbage once more; a pending task destroyed after its test still fails the run."""
+    gc.collect()
+    late = len(_PENDING_LOG.reports) - _PENDING_LOG.seen
+    if late and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\nasyncio: {late} task(s) destroyed while pending after their tests")
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ from .._egress import ProxyFault
 from .._errors import (
     GuardFailed,
     PagewardenError,
+    ResponseTooLarge,
     Timeout,
     UnsafeURL,
     UnsupportedContentType,
@@ -57,6 +58,8 @@ _HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
 _CLEANUP_RESERVE: Final = 0.6
 _MIN_SNAPSHOT_TIME: Final = 0.05
 _MAX_NAV_URLS: Final = 64
+# Seconds the last DOM-size check before the snapshot may take.
+_DOM_CHECK_TIMEOUT: Final = 1.0
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -318,6 +321,21 @@ class _Read:
         begun = anyio.current_time()
         # The snapshot's clean-up after a timeout (detaching its CDP session) and our context close
         # still need a moment; leave it, so a stuck page ends the read by its deadline, not after.
+        room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
+        if room <= _MIN_SNAPSHOT_TIME:
+            raise self._deadline_error()
+        limited = room < policy.snapshot_timeout
+        # The DOM bound, checked once more before the snapshot walks the page: settle's probes can all
+        # miss on a page busy building a huge DOM, and the walk would then run into its timeout first.
+        with anyio.move_on_after(min(_DOM_CHECK_TIMEOUT, room / 4)):
+            sample = await DomProbe(cdp, fresh.settle_world, fresh.pending_name).sample()
+            if sample is not None and sample.elements > policy.max_dom_nodes:
+                raise ResponseTooLarge(
+                    f"the rendered page has more than {policy.max_dom_nodes} elements",
+                    reason="browser_dom_too_large",
+                    url=self.target.url,
+                    stage="snapshot",
+                )
         room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
         if room <= _MIN_SNAPSHOT_TIME:
             raise self._deadline_error()
