@@ -207,3 +207,65 @@ async def test_include_globs_exempt_the_start_page(docs: tuple[SiteServer, set[s
     assert "/" in read and "/docs/s2/" in read and "/docs/s2/topic-31" in read
     assert not any(path.startswith("/docs/s3") for path in read)
     assert stats.refusals["not_included"] > 0
+
+
+@pytest.mark.anyio
+async def test_rel_canonical_within_scope_is_honoured() -> None:
+    """A page naming an in-scope canonical stands for it: the canonical URL is not read again."""
+    canonical = '<link rel="canonical" href="/article">'
+    off_site = '<link rel="canonical" href="http://elsewhere.test/other">'
+
+    def router(host: str, path: str) -> tuple[int, dict[str, str], bytes]:
+        pages = {
+            "/": page("Home", ["/article?ref=home&print=1", "/other"]),
+            "/article": page("Article", ["/"], extra=canonical),
+            "/other": page("Other", ["/"], extra=off_site),
+        }
+        bare = path.split("?", 1)[0]
+        if path == "/article?ref=home&print=1":
+            return 200, {"Content-Type": "text/html"}, page("Article", ["/article"], extra=canonical)
+        if bare in pages:
+            return 200, {"Content-Type": "text/html"}, pages[bare]
+        return 404, {"Content-Type": "text/plain"}, b""
+
+    server = SiteServer(router).start()
+    try:
+        async with _reader(server) as reader:
+            pages, _ = await _crawl(reader, f"http://{HOST}:{server.port}/", sitemaps=False, concurrency=1)
+    finally:
+        server.stop()
+    read = sorted(_path(page.url) for page in pages)
+    assert read == ["/", "/article?ref=home&print=1", "/other"]
+    assert "/article" not in server.paths()
+
+
+OPTIONS = [
+    # (options, reason)
+    ({"scope": "world"}, "invalid_scope"),
+    ({"max_pages": 0}, "invalid_max_pages"),
+    ({"max_depth": -1}, "invalid_max_depth"),
+    ({"concurrency": 0}, "invalid_concurrency"),
+    ({"min_delay": -1}, "invalid_min_delay"),
+    ({"include": ("",)}, "invalid_glob"),
+    ({"robots": "maybe"}, "invalid_robots"),
+    ({"colour": "blue"}, "invalid_crawl_option"),
+    ({"render": "sometimes"}, "invalid_render"),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("options", "reason"), OPTIONS)
+async def test_invalid_options_fail_at_once(options: dict[str, Any], reason: str) -> None:
+    """A bad crawl option raises INVALID_INPUT with its reason when crawl() is called, before any request."""
+    async with AsyncReader() as reader:
+        with pytest.raises(pagewarden.InvalidInput) as caught:
+            reader.crawl("https://example.com/", **options)
+    assert caught.value.reason == reason
+
+
+@pytest.mark.anyio
+async def test_refused_start_url_raises_the_reads_error() -> None:
+    """A start URL the URL policy refuses raises UNSAFE_URL at once, as read() would."""
+    async with AsyncReader() as reader:
+        with pytest.raises(pagewarden.UnsafeURL):
+            reader.crawl("http://127.0.0.1:9/")
