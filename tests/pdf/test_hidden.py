@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import pagewarden
-from tests.pdf.documents import BENIGN, BODY, CARRIERS, INJECTION, Carrier, carrier_pdf
+from pagewarden._pdf.extract import MAX_COVER_CANDIDATES
+from tests.pdf.documents import BENIGN, BODY, CARRIERS, INJECTION, Carrier, carrier_pdf, table_pdf
 from tests.support.server import FixtureServer
 
 PDF = {"Content-Type": "application/pdf"}
@@ -69,3 +70,35 @@ def test_sync_reader_reads_a_pdf(fixture_server: FixtureServer, carrier_files: d
         document = reader.read(fixture_server.url("/doc.pdf"), render="never")
     assert document.fetch.content_type == "application/pdf"
     assert BODY[2] in document.text
+
+
+@pytest.mark.anyio
+async def test_shaded_table_cells_stay_visible(fixture_server: FixtureServer) -> None:
+    """Text on shaded cell backgrounds (drawn before it) is visible, not "covered" or "colour matched"."""
+    fixture_server.add("/table.pdf", headers=PDF, body=table_pdf(40, 10))
+    async with _reader(fixture_server) as reader:
+        document = await reader.read(fixture_server.url("/table.pdf"), render="never")
+    assert "r0c0" in document.text
+    assert "r39c9" in document.text
+    assert not document.security.decision.withholds
+
+
+@pytest.mark.anyio
+async def test_covering_box_is_found_among_many_shapes(fixture_server: FixtureServer) -> None:
+    """An injection under a box drawn last is hidden even on a page with hundreds of other shapes."""
+    fixture_server.add("/table.pdf", headers=PDF, body=table_pdf(40, 10, decoys=300, payload=INJECTION))
+    async with _reader(fixture_server, on_guard="return") as reader:
+        document = await reader.read(fixture_server.url("/table.pdf"), render="never")
+    assert "previous instructions" not in document.markdown
+    assert "hidden" in {str(finding.location) for finding in document.security.findings}
+
+
+@pytest.mark.anyio
+async def test_too_many_shapes_is_a_stated_limitation(fixture_server: FixtureServer) -> None:
+    """Past the covering-shape budget the page is named in the limitations; the text still reaches the guard."""
+    decoys = MAX_COVER_CANDIDATES + 100
+    fixture_server.add("/crowded.pdf", headers=PDF, body=table_pdf(2, 2, decoys=decoys, payload=INJECTION))
+    async with _reader(fixture_server, on_guard="return") as reader:
+        document = await reader.read(fixture_server.url("/crowded.pdf"), render="never")
+    assert any("opaque shapes" in text for text in document.security.limitations)
+    assert document.security.decision.withholds

@@ -33,7 +33,7 @@ __all__ = ["ExtractLimits", "LimitExceeded", "PdfOpenError", "extract_pdf"]
 # structure from turning into time or memory.
 MAX_OBJECTS_PER_PAGE = 200_000
 MAX_FORM_DEPTH = 16
-MAX_COVER_CANDIDATES = 2_000
+MAX_COVER_CANDIDATES = 20_000
 MAX_ANNOTATIONS_PER_PAGE = 500
 MAX_STRING_BYTES = 1 << 20
 MAX_LIST_ITEMS = 1_000
@@ -95,6 +95,40 @@ class _Item:
 class _Page:
     lines: list[dict[str, Any]] = field(default_factory=list)
     hidden: list[list[str]] = field(default_factory=list)
+    truncated_covers: bool = False
+
+
+class _Fills:
+    """Opaque images and filled shapes of a page, indexed by horizontal bands so a text object
+    is compared only with those near it (a table's cell backgrounds stay cheap)."""
+
+    BAND = 36.0
+
+    def __init__(self) -> None:
+        self._bands: dict[int, list[tuple[_Item, tuple[int, int, int] | None]]] = {}
+        self._count = 0
+        self.truncated = False
+
+    def _span(self, box: Box) -> range:
+        low, high = int(box[1] // self.BAND), int(box[3] // self.BAND)
+        # A page-sized box spans a few dozen bands; anything far off the page is clamped.
+        return range(max(low, -64), min(high, 256) + 1)
+
+    def add(self, item: _Item, colour: tuple[int, int, int] | None) -> None:
+        if self._count >= MAX_COVER_CANDIDATES:
+            self.truncated = True
+            return
+        self._count += 1
+        for band in self._span(item.box):
+            self._bands.setdefault(band, []).append((item, colour))
+
+    def near(self, box: Box) -> list[tuple[_Item, tuple[int, int, int] | None]]:
+        """The fills in the bands ``box`` touches, in drawing order, each once."""
+        found: dict[int, tuple[_Item, tuple[int, int, int] | None]] = {}
+        for band in self._span(box):
+            for entry in self._bands.get(band, ()):
+                found[entry[0].rank] = entry
+        return [found[rank] for rank in sorted(found)]
 
 
 def _multiply(inner: Matrix, outer: Matrix) -> Matrix:
@@ -269,12 +303,13 @@ def _effective_size(item: _Item) -> float:
 def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _Page:
     items = _walk(page)
     result = _Page()
-    fills: list[tuple[_Item, tuple[int, int, int] | None]] = []
+    fills = _Fills()
     for item in items:
         if item.kind in (_PATH, _IMAGE):
             colour = _opaque_fill(item)
-            if colour is not False and len(fills) < MAX_COVER_CANDIDATES:
-                fills.append((item, colour if isinstance(colour, tuple) else None))
+            if colour is not False:
+                fills.add(item, colour if isinstance(colour, tuple) else None)
+    result.truncated_covers = fills.truncated
     chars = _Chars(textpage)
     buffer = _TextBuffer()
     for item in items:
@@ -288,7 +323,7 @@ def _page_text(page: Any, textpage: Any, visible_box: Box, budget: _Budget) -> _
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         background: tuple[int, int, int] | None = WHITE
         covers: list[Box] = []
-        for fill, colour in fills:
+        for fill, colour in fills.near(box):
             if fill.rank < item.rank:
                 if contains(fill.box, cx, cy):
                     background = colour
@@ -461,7 +496,7 @@ def extract_pdf(data: bytes, limits: ExtractLimits) -> dict[str, Any]:
             finally:
                 page.close()
             pages.append({"lines": facts.lines, "hidden": facts.hidden, "annotations": annotations,
-                          "links": links})
+                          "links": links, "covers_truncated": facts.truncated_covers})
         parts = _document_parts(doc, budget)
     finally:
         doc.close()

@@ -42,6 +42,7 @@ class PageFacts:
     hidden: tuple[tuple[str, str], ...]
     annotations: tuple[tuple[str, str], ...]
     links: tuple[str, ...]
+    covers_truncated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ def _page(number: int, value: Any) -> PageFacts:
         hidden=tuple(_pair(item, techniques) for item in _list(value["hidden"])),
         annotations=tuple(_pair(item, _ANNOTATION_VIAS) for item in _list(value["annotations"])),
         links=tuple(_str(item) for item in _list(value["links"])),
+        covers_truncated=value.get("covers_truncated") is True,
     )
 
 

@@ -72,6 +72,11 @@ class PdfJob:
     cpu_seconds: int
 
 
+def _reply_limit(job: PdfJob) -> int:
+    # Every character may come with some layout facts; beyond this the answer is refused unread.
+    return job.max_characters * 8 + _REPLY_OVERHEAD
+
+
 class _Dead(Exception):
     """The worker ended or broke the protocol."""
 
@@ -146,7 +151,8 @@ class PdfWorkers:
 
     async def _exchange(self, process: Process, data: bytes, job: PdfJob) -> bytes:
         header = json.dumps(
-            {"max_pages": job.max_pages, "max_characters": job.max_characters, "cpu_seconds": job.cpu_seconds}
+            {"max_pages": job.max_pages, "max_characters": job.max_characters, "cpu_seconds": job.cpu_seconds,
+             "max_reply_bytes": _reply_limit(job)}
         ).encode("ascii")
         if process.stdin is None or process.stdout is None:
             raise _Dead
@@ -154,7 +160,7 @@ class PdfWorkers:
             await process.stdin.send(_LENGTH.pack(len(header)) + header + _LENGTH.pack(len(data)) + data)
             reader = _Reader(process)
             (size,) = _LENGTH.unpack(await reader.read_exactly(_LENGTH.size))
-            if size > job.max_characters * 8 + _REPLY_OVERHEAD:
+            if size > _reply_limit(job):
                 raise _Dead
             return await reader.read_exactly(size)
         except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):

@@ -33,7 +33,7 @@ from .._safe import redact_lines, rule_block_filter, safe_markdown
 from .facts import PdfFacts, parse_facts
 from .layout import PageBlocks, body_size, page_blocks, render_markdown, render_text
 from .pool import PdfJob, PdfWorkers
-from .segments import guard_request, pdf_pieces, pdf_segments
+from .segments import guard_request, pdf_notes, pdf_pieces, pdf_segments
 
 __all__ = ["PDF_TYPES", "PdfRead", "read_pdf"]
 
@@ -63,7 +63,7 @@ def _inspect(raw: dict[str, Any], url: str, config: ReaderConfig, use: str) -> _
     facts = parse_facts(raw, url=url)
     body = body_size(facts.pages)
     pages = [page_blocks(page, body) for page in facts.pages]
-    segments = pdf_segments(pdf_pieces(facts, pages), url=url)
+    segments = pdf_segments(pdf_pieces(facts, pages), url=url, notes=pdf_notes(facts))
     report = inspect_segments(segments, profile=config.guard_profile, requested_use=use)
     return _Inspected(facts, pages, segments, report)
 

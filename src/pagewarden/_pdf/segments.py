@@ -29,7 +29,7 @@ from .._protocols import GuardRequest, GuardSegment
 from .facts import PdfFacts
 from .layout import PageBlocks
 
-__all__ = ["PDF_NOTES", "guard_request", "pdf_pieces", "pdf_segments"]
+__all__ = ["PDF_NOTES", "guard_request", "pdf_notes", "pdf_pieces", "pdf_segments"]
 
 PDF_NOTES = (
     "Read as a PDF: reading order follows the drawing order; PDF JavaScript was never run.",
@@ -76,8 +76,23 @@ def _windows(text: str, size: int, overlap: int) -> Iterator[str]:
         start += step
 
 
+def pdf_notes(facts: PdfFacts) -> tuple[str, ...]:
+    """The limitations of this document's inspection: the general PDF notes, and pages whose covering
+    shapes were too many to check them all."""
+    crowded = [page.number for page in facts.pages if page.covers_truncated]
+    if not crowded:
+        return PDF_NOTES
+    listed = ", ".join(str(number) for number in crowded[:10]) + (" ..." if len(crowded) > 10 else "")
+    return (*PDF_NOTES, f"PDF: pages {listed} hold more opaque shapes and images than are checked for "
+                        "covering text; text covered by the later ones counts as visible.")
+
+
 def pdf_segments(
-    pieces: Iterable[Piece], *, url: str | None = None, limits: InspectionLimits = DEFAULT_LIMITS
+    pieces: Iterable[Piece],
+    *,
+    url: str | None = None,
+    limits: InspectionLimits = DEFAULT_LIMITS,
+    notes: tuple[str, ...] = PDF_NOTES,
 ) -> SegmentSet:
     """The segments of ``pieces`` within the guard's budgets (the URL last, as an ``attribute``)."""
     segments: list[Segment] = []
@@ -91,14 +106,14 @@ def pdf_segments(
             continue
         for window in _windows(collapsed, limits.max_segment_chars, limits.window_overlap):
             if len(segments) >= limits.max_segments:
-                return SegmentSet(tuple(segments), True, ("segment_count",), PDF_NOTES)
+                return SegmentSet(tuple(segments), True, ("segment_count",), notes)
             if len(window) > budget:
                 if budget > 0:
                     segments.append(Segment(location, window[:budget], vias))
-                return SegmentSet(tuple(segments), True, ("character_budget",), PDF_NOTES)
+                return SegmentSet(tuple(segments), True, ("character_budget",), notes)
             budget -= len(window)
             segments.append(Segment(location, window, vias))
-    return SegmentSet(tuple(segments), False, (), PDF_NOTES)
+    return SegmentSet(tuple(segments), False, (), notes)
 
 
 def guard_request(

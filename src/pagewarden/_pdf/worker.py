@@ -104,4 +104,7 @@ def main() -> None:
             body = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         except MemoryError:
             body = b'{"error":"memory"}'
+        if len(body) > int(header["max_reply_bytes"]):
+            # Many tiny text objects: the facts outgrow what the parent accepts.
+            body = b'{"error":"limit_objects"}'
         write_frame(stdout, body)
