@@ -141,8 +141,9 @@ async def test_remote_dns_is_unsafe_and_recorded(page: FixtureServer) -> None:
 async def test_search_api_goes_through_the_proxy(page: FixtureServer, proxy_server: UpstreamProxyServer) -> None:
     """A search provider's API request takes the same proxy."""
     page.add("/search", headers={"Content-Type": "application/json"}, body=b'{"results": []}')
-    provider = pagewarden.searxng(page.url("/"), config=config_for(page, proxy_server.url("socks5")))
-    async with pagewarden.AsyncReader(search=provider) as reader:
+    config = config_for(page, proxy_server.url("socks5"))
+    provider = pagewarden.searxng(page.url("/"), config=config)
+    async with pagewarden.AsyncReader(config, search=provider) as reader:
         results = await reader.search("tides")
     assert results.hits == ()
     assert [(r.kind, r.port) for r in proxy_server.requests] == [("socks5", page.port)]
