@@ -332,3 +332,23 @@ def test_concurrency_arguments(concurrency: object, per_host: object, expected: 
         assert caught.value.reason == expected
     else:
         assert check_concurrency(concurrency, per_host) == expected
+
+
+@pytest.mark.anyio
+async def test_provider_failures_are_carried_over() -> None:
+    """Members of a fused provider that failed are reported on the search_and_read result too."""
+    from pagewarden import ProviderFailure
+
+    failure = ProviderFailure(provider="ddgs:mojeek", code="RATE_LIMITED", reason="http_429", retryable=True)
+
+    async def search(left: float) -> SearchResults:
+        return SearchResults(
+            query=SearchQuery("rivers"), hits=_hits("https://a.example/1"), withheld=0, provider="fused",
+            failures=(failure,),
+        )
+
+    result = await _run(search, FakeReads())
+    assert result.provider_failures == (failure,)
+    assert result.to_dict()["provider_failures"][0]["provider"] == "ddgs:mojeek"
+    plain = await _run(_searcher(_hits("https://a.example/1")), FakeReads())
+    assert "provider_failures" not in plain.to_dict()

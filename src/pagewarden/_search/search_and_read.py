@@ -34,7 +34,7 @@ import anyio
 
 from .._document import Document
 from .._errors import ConfigMissing, ErrorCode, InvalidInput, PagewardenError, Timeout, UnknownError
-from .types import SearchHit, SearchResults
+from .types import ProviderFailure, SearchHit, SearchResults
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -103,6 +103,8 @@ class SearchAndReadResult:
         timed_out: whether the shared deadline fired during the reads.
         withheld: how many hits the guard withheld from ``hits``.
         duration: seconds the whole call took.
+        provider_failures: the members of a fused or fallback provider that
+            failed although the search answered (see ``SearchResults.failures``).
     """
 
     query: str
@@ -113,6 +115,7 @@ class SearchAndReadResult:
     timed_out: bool
     withheld: int
     duration: float
+    provider_failures: tuple[ProviderFailure, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; each document carries the ``rank`` of its hit."""
@@ -126,6 +129,11 @@ class SearchAndReadResult:
             "timed_out": self.timed_out,
             "withheld": self.withheld,
             "duration": self.duration,
+            **(
+                {"provider_failures": [failure.to_dict() for failure in self.provider_failures]}
+                if self.provider_failures
+                else {}
+            ),
         }
 
 
@@ -273,4 +281,5 @@ async def search_then_read(
         timed_out=timed_out,
         withheld=results.withheld,
         duration=time.perf_counter() - started,
+        provider_failures=results.failures,
     )
