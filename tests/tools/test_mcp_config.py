@@ -31,6 +31,12 @@ OPTION_CASES: list[tuple[list[str], dict[str, str], dict[str, Any]]] = [
     (["--unsafe-allow-destination", "127.0.0.1:8080", "--unsafe-allow-destination", "10.0.0.0/8"], {},
      {"unsafe_allow_destinations": ("127.0.0.1:8080", "10.0.0.0/8")}),
     ([], {"PAGEWARDEN_BRAVE_API_KEY": "k-123"}, {"brave_api_key": "k-123"}),
+    (["--search", "fused", "--searxng-url", "https://searx.example.org"], {},
+     {"search": "fused", "searxng_url": "https://searx.example.org"}),
+    ([], {"PAGEWARDEN_SEARXNG_URL": "https://s.example.org", "PAGEWARDEN_PROXY": "socks5://127.0.0.1:1080"},
+     {"searxng_url": "https://s.example.org", "proxy": "socks5://127.0.0.1:1080", "unsafe_proxy_remote_dns": False}),
+    (["--proxy", "http://127.0.0.1:3128", "--unsafe-proxy-remote-dns"], {},
+     {"proxy": "http://127.0.0.1:3128", "unsafe_proxy_remote_dns": True}),
 ]
 
 BAD_ENVIRONMENTS = [
@@ -133,3 +139,23 @@ def test_missing_sdk_exits_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
         monkeypatch.setitem(sys.modules, name, None)
     assert mcp_main([]) == 2
     assert "pip install mcp" in capsys.readouterr().err
+
+
+def test_searxng_and_fused_factories() -> None:
+    """searxng needs a URL; fused asks two ddgs engines plus Brave and SearXNG when configured, all via the proxy."""
+    proxy = "socks5://127.0.0.1:1080"
+    searx = default_search_factory(McpOptions(search="searxng", searxng_url="https://searx.example.org"))
+    assert searx is not None and searx.name == "searxng"
+    with pytest.raises(ConfigMissing) as caught:
+        default_search_factory(McpOptions(search="searxng"))
+    assert caught.value.reason == "searxng_url_missing"
+    options = McpOptions(
+        search="fused", brave_api_key="k" * 20, searxng_url="https://searx.example.org", proxy=proxy
+    )
+    fused = default_search_factory(options)
+    assert fused is not None
+    assert fused.name == "fused(ddgs:duckduckgo,ddgs:mojeek,brave,searxng)"
+    reader = build_reader(options, lambda _: fused)
+    assert reader.config.search is fused  # the reader accepted it: every member leaves through the same proxy
+    assert [m.name for m in default_search_factory(McpOptions(search="fused")).providers] == [  # type: ignore[union-attr]
+        "ddgs:duckduckgo", "ddgs:mojeek"]

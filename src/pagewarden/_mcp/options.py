@@ -40,7 +40,9 @@ from .._tools import ToolBudget
 
 __all__ = ["SEARCH_CHOICES", "McpOptions", "SearchFactory", "build_reader", "default_search_factory", "parse_options"]
 
-SEARCH_CHOICES = ("ddgs", "brave", "none")
+SEARCH_CHOICES = ("ddgs", "brave", "searxng", "fused", "none")
+# What "fused" asks besides Brave (with a key) and SearXNG (with a URL): two keyless engines on different indexes.
+FUSED_DDGS_BACKENDS = ("duckduckgo", "mojeek")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 
@@ -53,6 +55,7 @@ class McpOptions:
     profile: str = "balanced"
     search: str = "ddgs"
     brave_api_key: str | None = field(default=None, repr=False)
+    searxng_url: str | None = None
     timeout: float = 15.0
     budget: ToolBudget = field(default_factory=ToolBudget)
     audit_log: str | None = None
@@ -76,7 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--render", choices=RENDER_MODES, help="default render mode of fetch_content")
     parser.add_argument("--profile", choices=GUARD_PROFILES, help="guard profile")
     parser.add_argument("--search", choices=SEARCH_CHOICES,
-                        help="search provider (brave reads PAGEWARDEN_BRAVE_API_KEY); none disables web_search")
+                        help="search provider (brave reads PAGEWARDEN_BRAVE_API_KEY; searxng needs --searxng-url; "
+                             "fused asks ddgs duckduckgo and mojeek, plus brave and searxng when configured, and "
+                             "merges them); none disables web_search")
+    parser.add_argument("--searxng-url", metavar="URL",
+                        help="a self-hosted SearXNG with the JSON API on (a local one also needs "
+                             "--unsafe-allow-destination)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one read")
     for name in ("fetches", "searches", "continuations"):
         parser.add_argument(f"--max-{name}", metavar="N", help=f"session budget of {name} ('none': no cap)")
@@ -154,6 +162,7 @@ def parse_options(argv: Sequence[str] | None, environ: Mapping[str, str]) -> Mcp
         profile=_choice(args.profile, env("PAGEWARDEN_PROFILE"), GUARD_PROFILES, "balanced", "profile"),
         search=_choice(args.search, env("PAGEWARDEN_SEARCH"), SEARCH_CHOICES, "ddgs", "search"),
         brave_api_key=env("PAGEWARDEN_BRAVE_API_KEY") or None,
+        searxng_url=args.searxng_url or env("PAGEWARDEN_SEARXNG_URL") or None,
         timeout=timeout,
         budget=budget,
         audit_log=args.audit_log or env("PAGEWARDEN_AUDIT_LOG") or None,
@@ -184,6 +193,8 @@ def default_search_factory(options: McpOptions) -> SearchProvider | None:
     """
     if options.search == "none":
         return None
+    if options.search in ("searxng", "fused"):
+        return _searxng_or_fused(options)
     make: Any = getattr(_providers(), options.search, None)
     if not callable(make):
         raise ConfigMissing(f"the {options.search} search provider is not available", reason="search_unavailable")
@@ -195,6 +206,32 @@ def default_search_factory(options: McpOptions) -> SearchProvider | None:
         return provider
     provider = make(proxy=options.proxy)
     return provider
+
+
+def _provider_config(options: McpOptions) -> ReaderConfig:
+    return ReaderConfig(
+        proxy=options.proxy,
+        unsafe_proxy_remote_dns=options.unsafe_proxy_remote_dns,
+        unsafe_allow_destinations=options.unsafe_allow_destinations,
+    )
+
+
+def _searxng_or_fused(options: McpOptions) -> SearchProvider:
+    providers = _providers()
+    searx: SearchProvider | None = None
+    if options.searxng_url:
+        searx = providers.searxng(options.searxng_url, config=_provider_config(options))
+    if options.search == "searxng":
+        if searx is None:
+            raise ConfigMissing("the searxng provider needs --searxng-url", reason="searxng_url_missing")
+        return searx
+    members: list[SearchProvider] = [providers.ddgs(backend, proxy=options.proxy) for backend in FUSED_DDGS_BACKENDS]
+    if options.brave_api_key:
+        members.append(providers.brave(options.brave_api_key, config=_provider_config(options)))
+    if searx is not None:
+        members.append(searx)
+    fused: SearchProvider = providers.fused(members)
+    return fused
 
 
 def build_reader(options: McpOptions, search_factory: SearchFactory = default_search_factory) -> AsyncReader:
