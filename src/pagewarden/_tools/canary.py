@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import re
 import secrets
+import threading
 import unicodedata
 import urllib.parse
 import weakref
@@ -73,7 +74,8 @@ class Canary:
         raw = self.token.encode("ascii")
         self._hex = raw.hex()
         self._base64 = _base64_cores(raw)
-        _LIVE.add(self)
+        with _LIVE_LOCK:
+            _LIVE.add(self)
 
     def __str__(self) -> str:
         return self.token
@@ -97,12 +99,16 @@ class Canary:
         return found
 
 
+# Detection data, not policy: which tokens are live right now. Toolsets may be built on several threads
+# (the sync Reader's portal, MCP sessions), so the set is only touched under its lock.
 _LIVE: weakref.WeakSet[Canary] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
 
 
 def live_canaries() -> tuple[Canary, ...]:
     """Every canary still referenced in this process (each toolset holds its own)."""
-    return tuple(_LIVE)
+    with _LIVE_LOCK:
+        return tuple(_LIVE)
 
 
 def _base64_cores(raw: bytes) -> tuple[str, ...]:
