@@ -17,6 +17,10 @@
   it is pending!" report (a task somebody started and nobody awaited or
   cancelled) fails the test during which it was logged, and one logged later
   (at garbage collection or loop close) fails the session.
+* Leftover processes: pytest makes itself the subreaper of everything it
+  starts (:mod:`tests.support.leftovers`); a browser, driver, Ray worker or
+  server still alive at session end (after a grace period) fails the run,
+  and is killed.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Generator, Iterator
 
 import pytest
 
+from tests.support.leftovers import become_subreaper, kill, leftover_processes
 from tests.support.server import FixtureServer
 from tests.support.tripwire import SocketTripwire
 
@@ -64,13 +69,24 @@ def no_pending_task_destroyed() -> Iterator[None]:
         pytest.fail(f"{len(new)} asyncio task(s) destroyed while pending: {new[0]}", pytrace=False)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Keep every process the run starts a descendant of pytest (see :mod:`tests.support.leftovers`)."""
+    become_subreaper()
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Collect garbage once more; a pending task destroyed after its test still fails the run."""
+    """Fail the run on a pending task destroyed after its test, or on a process the run left alive."""
     gc.collect()
     late = len(_PENDING_LOG.reports) - _PENDING_LOG.seen
-    if late and session.exitstatus == 0:
+    if late:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         print(f"\nasyncio: {late} task(s) destroyed while pending after their tests")
+    left = leftover_processes()
+    if left:
+        kill([pid for pid, _name in left])
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        shown = ", ".join(f"{name} ({pid})" for pid, name in left[:10])
+        print(f"\nleftover processes: {len(left)} still alive after the run (now killed): {shown}")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""No stray asyncio tasks: the suite fails on "Task was destroyed but it is pending", and the pool leaves none."""
+"""No strays: the suite fails on a pending task destroyed or a process left alive, and the pool leaves neither."""
 
 from __future__ import annotations
 
@@ -40,6 +40,24 @@ def test_leaves_a_task():
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*task(s) destroyed while pending*"])
+
+
+def test_a_process_left_alive_fails_the_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process a test started and never ended, even in a session of its own, fails the run and is killed."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    pytester.makeconftest("from tests.conftest import *  # noqa: F403\n")
+    pytester.makepyfile(
+        test_inner="""
+import subprocess
+
+def test_starts_and_forgets():
+    subprocess.Popen(["sleep", "120"], start_new_session=True)
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*leftover processes: 1 still alive after the run (now killed): sleep*"])
 
 
 def _pagewarden_tasks() -> list[asyncio.Task[object]]:
