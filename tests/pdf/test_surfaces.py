@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
+import sys
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 import pagewarden
 from pagewarden._ingest.cli import add_ingest_parser, run_ingest
@@ -17,6 +22,29 @@ from tests.pdf.documents import CARRIERS, INJECTION, carrier_pdf, paper_pdf
 from tests.support.server import FixtureServer
 
 PDF = {"Content-Type": "application/pdf"}
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _pdf_workers() -> set[int]:
+    """Live PDF worker processes descending from this test process (the MCP server's, here)."""
+    table: dict[int, tuple[int, str, bytes]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            table[int(entry.name)] = (int(fields[1]), fields[0], (entry / "cmdline").read_bytes())
+        except (OSError, IndexError, ValueError):
+            continue
+    found, frontier = set(), [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, state, cmdline) in table.items():
+            if ppid == parent:
+                frontier.append(pid)
+                if b"_pagewarden_pdf_worker" in cmdline and state != "Z":
+                    found.add(pid)
+    return found
 
 
 def test_cli_read_prints_the_pdf(fixture_server: FixtureServer) -> None:
@@ -70,3 +98,42 @@ async def test_render_always_on_a_pdf_reads_it_statically(fixture_server: Fixtur
     assert document.fetch.content_type == "application/pdf"
     assert document.fetch.method == "http"
     assert "On River Deltas" in document.markdown
+
+
+@pytest.mark.anyio
+async def test_mcp_fetch_content_pages_through_a_pdf(fixture_server: FixtureServer, tmp_path: Path) -> None:
+    """Over MCP, fetch_content and fetch_more read a PDF; when the server exits, its PDF worker is gone too."""
+    fixture_server.add("/paper.pdf", headers=PDF, body=paper_pdf())
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.tools.mcp_fake_server", "--unsafe-allow-destination", fixture_server.host_port,
+              "--render", "never"],
+        env={"PYTHONPATH": str(REPO), "PAGEWARDEN_TEST_HITS": "[]",
+             "PAGEWARDEN_TEST_STATUS": str(tmp_path / "status.json"), "PAGEWARDEN_PROFILE": "balanced"},
+        cwd=str(REPO),
+    )
+    with (tmp_path / "stderr.txt").open("w", encoding="utf-8") as errlog:
+        async with stdio_client(parameters, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            with anyio.fail_after(20):
+                await session.initialize()
+            first = await session.call_tool("fetch_content", {"url": fixture_server.url("/paper.pdf"),
+                                                              "max_characters": 200})
+            assert not first.is_error
+            page = first.structured_content
+            assert page is not None and page["cursor"]
+            assert "#page=1" in page["text"]
+            texts, cursor = [page["text"]], page["cursor"]
+            while cursor:
+                more = await session.call_tool("fetch_more", {"cursor": cursor, "max_characters": 200})
+                assert not more.is_error and more.structured_content is not None
+                texts.append(more.structured_content["text"])
+                cursor = more.structured_content["cursor"]
+            assert len(texts) > 2
+            assert "References" in "".join(texts)
+            assert f"{fixture_server.url('/paper.pdf')}#page=2" in "".join(texts)
+            assert _pdf_workers()
+    for _ in range(100):  # up to 10 s for the workers to see their input close
+        if not _pdf_workers():
+            break
+        await anyio.sleep(0.1)
+    assert not _pdf_workers()
