@@ -129,7 +129,9 @@ async def test_remote_dns_is_unsafe_and_recorded(page: FixtureServer) -> None:
         pagewarden.ReaderConfig(proxy="socks5h://127.0.0.1:1080")
     assert caught.value.reason == "proxy_remote_dns_needs_unsafe"
     with UpstreamProxyServer(names={"hidden.test": "127.0.0.1"}) as proxy:
-        config = config_for(page, proxy.url("socks5h"), unsafe_proxy_remote_dns=True)
+        config = config_for(page, proxy.url("socks5h"), unsafe_proxy_remote_dns=True).replace(
+            unsafe_allow_destinations=(page.host_port, f"hidden.test:{page.port}")
+        )
         async with pagewarden.AsyncReader(config) as reader:
             document = await reader.read(f"http://hidden.test:{page.port}/article", render="never")
             with pytest.raises(pagewarden.UnsafeURL):
@@ -246,3 +248,21 @@ def test_remote_dns_needs_a_proxy() -> None:
     """unsafe_proxy_remote_dns without a proxy is a configuration error."""
     with pytest.raises(pagewarden.InvalidInput):
         pagewarden.ReaderConfig(unsafe_proxy_remote_dns=True)
+
+
+async def test_onion_names_are_refused_without_remote_dns(page: FixtureServer) -> None:
+    """A .onion name is refused before any lookup unless the proxy resolves names; then it goes to the proxy."""
+    resolver = StaticResolver({})
+    with pytest.raises(pagewarden.UnsafeURL) as caught:
+        await fetch("http://exampleonionaddress.onion/", pagewarden.ReaderConfig(resolver=resolver))
+    assert caught.value.reason == "onion_needs_remote_dns"
+    assert resolver.calls == []
+    with UpstreamProxyServer(names={"hiddenservice.onion": "127.0.0.1"}) as proxy:
+        config = config_for(page, proxy.url("socks5h"), unsafe_proxy_remote_dns=True)
+        with pytest.raises(pagewarden.UnsafeURL) as port:
+            await fetch(f"http://hiddenservice.onion:{page.port}/article", config)  # port not named
+        assert port.value.reason == "port_not_allowed"
+        config = config.replace(unsafe_allow_destinations=(page.host_port, f"hiddenservice.onion:{page.port}"))
+        response = await fetch(f"http://hiddenservice.onion:{page.port}/article", config)
+    assert response.status == 200
+    assert [(r.host, r.port) for r in proxy.requests] == [("hiddenservice.onion", page.port)]

@@ -99,14 +99,26 @@ def check_addresses(target: Target, addresses: tuple[IPAddress, ...], config: Re
 async def resolve_and_check(target: Target, config: ReaderConfig) -> tuple[IPAddress, ...]:
     """Resolve ``target.host`` once and return its addresses if ALL of them pass the policy.
 
-    IP literals skip DNS. Raises ``NetworkError(reason="dns_failure")`` when
+    IP literals skip DNS; ``.onion`` names are refused without a lookup
+    (``onion_needs_remote_dns``) unless the proxy resolves names. Raises ``NetworkError(reason="dns_failure")`` when
     the name does not resolve and ``UnsafeURL`` when any answer is refused,
     when there are none or too many, or when the resolver answers garbage.
     """
     proxy = config.upstream_proxy
     if target.ip is None and proxy is not None and proxy.remote_dns:
-        # unsafe_proxy_remote_dns: the proxy resolves the name (which already passed intake).
+        # unsafe_proxy_remote_dns: the proxy resolves the name (which already passed intake);
+        # only the port rule can still be checked here.
+        if not target.host_allowed and target.port not in STANDARD_PORTS:
+            raise UnsafeURL("only ports 80 and 443 are allowed", reason="port_not_allowed", url=target.url, stage="dns")
         return ()
+    if target.host.endswith(".onion") or target.host == "onion":
+        # Tor names never resolve in public DNS; asking would only leak them to the resolver (RFC 7686).
+        raise UnsafeURL(
+            "a .onion name is reachable only through a Tor proxy with unsafe_proxy_remote_dns",
+            reason="onion_needs_remote_dns",
+            url=target.url,
+            stage="dns",
+        )
     if target.ip is not None:
         addresses: tuple[IPAddress, ...] = (target.ip,)
     else:
