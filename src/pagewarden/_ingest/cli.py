@@ -26,10 +26,14 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any, TextIO
 
 import anyio
+import anyio.from_thread
+import anyio.to_thread
 
 from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
 from .._config import RENDER_MODES, CacheConfig
@@ -151,7 +155,7 @@ def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _usage(err, f"cannot open OUT ({error.strerror})")
     if args.ray:
         try:
-            return _run_on_ray(args, skip, sink, err)
+            return _run_on_ray(args, skip, sink, stats, err)
         finally:
             sink.close()
     try:
@@ -182,22 +186,58 @@ def _ray_items(args: argparse.Namespace, skip: set[str]) -> Iterator[tuple[str, 
             yield parsed
 
 
-def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, err: TextIO) -> int:
+def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats: IngestStats, err: TextIO) -> int:
     try:
-        from .ray_run import ingest_with_ray
+        import ray
+
+        from .ray_run import ray_output_to, start_ray_quietly
     except ImportError:
         return _usage(err, "--ray needs the ray extra: pip install 'pagewarden[ray]'")
-    summary = ingest_with_ray(
-        _ray_items(args, skip), sink.write,
-        address=None if args.ray == "local" else args.ray,
+    # Ray's own output (its loggers, its C++ core, the processes it spawns) goes to a log beside OUT,
+    # so that the terminal shows pagewarden's progress and summary only.
+    log_path = f"{args.out}.ray.log"
+    try:
+        with ray_output_to(log_path) as terminal:
+            started = start_ray_quietly(None if args.ray == "local" else args.ray)
+            try:
+                progress = terminal if err is sys.stderr else err
+                anyio.run(_read_on_ray, args, skip, sink, stats, progress)
+            finally:
+                if started:
+                    ray.shutdown()
+    except KeyboardInterrupt:
+        stats.interrupted = True
+    err.write(summary_text(stats, args.out))
+    if os.path.exists(log_path) and os.path.getsize(log_path) > 0:
+        err.write(f"  Ray's own log lines: {log_path}\n")
+    return EXIT_INTERRUPTED if stats.interrupted else EXIT_OK
+
+
+async def _read_on_ray(
+    args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats: IngestStats, progress: TextIO
+) -> None:
+    from .ray_run import ingest_with_ray
+
+    def take(record: dict[str, Any]) -> None:
+        sink.write(record)
+        stats.count(record)
+
+    def write(record: dict[str, Any]) -> None:
+        # Called on the thread that drives Ray: records and counters are handled on the event loop,
+        # where the progress display reads them.
+        anyio.from_thread.run_sync(take, record)
+
+    work = partial(
+        ingest_with_ray, _ray_items(args, skip), write, address=None,
         reader_options={**_reader_options(args), "max_characters": args.max_characters, "timeout": args.timeout},
         actors=args.ray_actors, concurrency_per_actor=args.concurrency, per_host=args.per_host,
         min_delay=args.min_delay, render=args.render, requested_use=args.requested_use, robots=args.robots,
     )
-    failures = ", ".join(f"{code}: {count}" for code, count in sorted(summary["failures"].items())) or "none"
-    err.write(f"pagewarden ingest (ray): {summary['pages']} pages, {summary['ok']} ok, "
-              f"{summary['failed']} failed ({failures}) -> {args.out}\n")
-    return EXIT_OK
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: run_progress(stats, progress, interval=args.progress_interval))
+        await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        group.cancel_scope.cancel()
+    stats.finished = time.monotonic()
 
 
 def _total(args: argparse.Namespace, already: int) -> int | None:

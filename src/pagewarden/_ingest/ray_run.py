@@ -5,17 +5,24 @@
 shared limiter actor (:class:`.ray_limiter.HostLeases`); :func:`ingest_with_ray`
 reads an iterable of URLs with it and streams the records out. The public
 face, with the table of result columns, is :mod:`pagewarden.integrations.ray`.
+
+On a terminal (``pagewarden ingest --ray``) Ray's own output would bury
+pagewarden's progress: :func:`start_ray_quietly` raises Ray's log level and
+turns off its log forwarding, dashboard and progress bars, and
+:func:`ray_output_to` sends whatever Ray still writes to the process's stderr
+(its C++ core logs there directly) to a log file for the run.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractContextManager, nullcontext
-from typing import IO, TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, cast
 
 import ray
 import ray.data
@@ -29,11 +36,13 @@ from .ray_options import RESULT_COLUMNS, reader_config
 if TYPE_CHECKING:
     from ray.data import Dataset
 
-__all__ = ["RESULT_COLUMNS", "ingest_with_ray", "read_dataset"]
+__all__ = ["RESULT_COLUMNS", "ingest_with_ray", "ray_output_to", "read_dataset", "start_ray_quietly"]
 
 _EXTRA_COLUMN = "_pagewarden_extra"
 # The limiter answers many small calls concurrently and needs no CPU of its own.
 _LIMITER_MAX_CONCURRENCY = 10_000
+# Ray's Python loggers; ray.init configures them, so their level is set before and after it.
+_RAY_LOGGERS = ("ray", "ray.data")
 
 
 def _int_in(name: str, value: object, low: int, high: int) -> int:
@@ -219,3 +228,50 @@ def _open_out(out: str | os.PathLike[str] | IO[str]) -> AbstractContextManager[I
     if isinstance(out, str | os.PathLike):
         return open(out, "a", encoding="utf-8")
     return nullcontext(out)
+
+
+def start_ray_quietly(address: str | None) -> bool:
+    """Start (or join) Ray for a command-line run with its own output quiet; ``True`` if this call started it.
+
+    Ray's Python loggers go to ERROR (before ``ray.init``, which logs while it
+    starts, and after, since it configures them), the workers' output is not
+    forwarded to the driver (``log_to_driver=False``; it stays in Ray's
+    session logs), no dashboard is started, and Ray Data's progress bars and
+    execution banners are off: pagewarden shows its own progress. An already
+    initialised runtime is used as it is.
+    """
+    for name in _RAY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    started = False
+    if not ray.is_initialized():
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+        started = True
+    for name in _RAY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    return started
+
+
+@contextmanager
+def ray_output_to(log_path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """Send this process's stderr (file descriptor 2) to ``log_path`` for the block; yield the real stderr.
+
+    Ray's C++ core and the processes it spawns write to descriptor 2
+    directly, below Python's logging, so only moving the descriptor keeps
+    them off the terminal. The yielded stream writes to the original stderr
+    (a terminal stays a terminal for :func:`~.progress.run_progress`); the
+    descriptor is restored when the block ends, also on an exception.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(log_path, "ab") as log:
+            os.dup2(log.fileno(), 2)
+        with os.fdopen(os.dup(saved), "w", encoding="utf-8", errors="replace", buffering=1) as terminal:
+            yield terminal
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
