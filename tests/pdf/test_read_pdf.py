@@ -65,6 +65,8 @@ async def test_paper_becomes_a_structured_document(fixture_server: FixtureServer
     references = [line for line in document.text.split("\n\n") if line.startswith("[")]
     assert len(references) == 2
     assert document.security.decision is pagewarden.Decision.ALLOW
+    assert document.fetch.timings.extract > 0
+    assert document.fetch.timings.guard > 0
 
 
 async def test_metadata_and_links(fixture_server: FixtureServer) -> None:

@@ -9,6 +9,7 @@ visible text measured and rendered. Hidden text reaches the guard as
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -142,8 +143,10 @@ async def read_pdf(
     limits = config.limits
     job = PdfJob(max_pages=limits.max_pdf_pages, max_characters=limits.max_pdf_characters,
                  cpu_seconds=limits.pdf_cpu_seconds)
+    parse_started = time.perf_counter()
     raw = await workers.extract(data, job, url=url)
     guard_started = time.perf_counter()
+    parse_seconds = guard_started - parse_started
     inspected = await anyio.to_thread.run_sync(
         partial(_inspect, raw, url, config, requested_use), abandon_on_cancel=True
     )
@@ -159,4 +162,6 @@ async def read_pdf(
     rendered = await anyio.to_thread.run_sync(
         partial(_render, inspected, report, url, config, requested_use, max_characters), abandon_on_cancel=True
     )
+    # fetch.timings.extract of a PDF counts the worker's parse as well as the layout.
+    rendered = dataclasses.replace(rendered, extract_seconds=rendered.extract_seconds + parse_seconds)
     return PdfRead(report, rendered, guard_seconds, inspected.facts.page_count)
