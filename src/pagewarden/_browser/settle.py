@@ -132,6 +132,8 @@ class DomProbe:
         self._cdp = cdp
         self._world_name = world_name
         self._pending_name = pending_name
+        # The lazy-loading hook count read along with the last pending count (one round trip for both).
+        self._lazy: int | None = None
         self._frame_id: str | None = None
         self._context_id: int | None = None
 
@@ -183,11 +185,15 @@ class DomProbe:
     async def lazy_signals(self) -> int | None:
         """How many lazy-loading hooks the page set up (observed elements, scroll listeners); ``None``: unknown.
 
-        Read from the init script's count in the page's main world, like :meth:`pending`.
+        Read from the init script's count in the page's main world, like
+        :meth:`pending`; the count read along with the last :meth:`pending`
+        call is used when there is one (settling has just ended with it).
         """
         if self._pending_name is None:
             return None
-        return await self._main_world_count(self._pending_name + "Lazy")
+        if self._lazy is not None:
+            return self._lazy
+        return (await self._main_world_counts(self._pending_name + "Lazy"))[0]
 
     async def scroll_step(self, move: bool = True) -> bool | None:
         """Scroll one viewport down and let the page react; ``False`` at the bottom, ``None`` when it could not run.
@@ -223,24 +229,30 @@ class DomProbe:
         non-negative integer (the page replaced the world, a probe timed out)
         is ``None``, which never counts as idle.
         """
+        self._lazy = None
         if self._pending_name is None:
             return None
-        return await self._main_world_count(self._pending_name)
+        pending, self._lazy = await self._main_world_counts(self._pending_name, self._pending_name + "Lazy")
+        return pending
 
-    async def _main_world_count(self, global_name: str) -> int | None:
-        name = json.dumps(global_name)
-        expression = f"(() => {{ try {{ return globalThis[{name}](); }} catch (e) {{ return -1; }} }})()"
+    async def _main_world_counts(self, *global_names: str) -> list[int | None]:
+        """Call each named global of the init script in the page's main world (``None``: no usable answer)."""
+        unknown: list[int | None] = [None] * len(global_names)
+        calls = ", ".join(
+            f"(() => {{ try {{ return globalThis[{json.dumps(name)}](); }} catch (e) {{ return -1; }} }})()"
+            for name in global_names
+        )
         try:
             result: dict[str, Any] = await self._cdp.send(
                 "Runtime.evaluate",
-                {"expression": expression, "returnByValue": True, "timeout": int(_PROBE_TIMEOUT * 1000)},
+                {"expression": f"[{calls}]", "returnByValue": True, "timeout": int(_PROBE_TIMEOUT * 1000)},
             )
         except PlaywrightError:
-            return None
-        value = result.get("result", {}).get("value")
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-        return None
+            return unknown
+        values = result.get("result", {}).get("value")
+        if not isinstance(values, list) or len(values) != len(global_names):
+            return unknown
+        return [v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None for v in values]
 
 
 async def settle(
