@@ -21,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import anyio
 from playwright.async_api import Browser, BrowserContext, Error, async_playwright
@@ -38,18 +38,51 @@ from .launch import build_launch_options, new_marker
 from .processes import find_marked_process, kill_group
 
 if TYPE_CHECKING:
-    from .pool import BrowserPool
+    from .._browser_config import BrowserConfig
+    from .._config import ReaderConfig
+    from .policy import BrowserPolicy
 
-__all__ = ["BrowserInstance"]
+__all__ = ["BrowserInstance", "InstanceOwner"]
 
 _CLOSE_TIMEOUT: Final = 5.0
 _NO_IMAGES: Final = "--blink-settings=imagesEnabled=false"
 
 
+class InstanceOwner(Protocol):
+    """What an instance needs from the pool that owns it (a :class:`~.pool.BrowserPool`).
+
+    A protocol rather than an import: the pool creates its instances, and an
+    instance must not import the pool back.
+    """
+
+    config: BrowserConfig
+    reader_config: ReaderConfig
+    policy: BrowserPolicy
+    environ: Mapping[str, str] | None
+    prewarm: bool
+
+    @property
+    def closed(self) -> bool:
+        """Whether the pool was closed."""
+        ...
+
+    def proxy_factory(self, reader_config: ReaderConfig, policy: BrowserPolicy) -> PinningProxy:
+        """Build this browser's egress proxy."""
+        ...
+
+    def forget(self, instance: BrowserInstance) -> None:
+        """Stop giving new reads to ``instance``."""
+        ...
+
+    def retire(self, instance: BrowserInstance) -> None:
+        """Give new reads a new browser; stop ``instance`` once its reads are done."""
+        ...
+
+
 class BrowserInstance:
     """One browser with its proxy and driver, owned by a supervisor task; see the module docstring."""
 
-    def __init__(self, pool: BrowserPool, generation: int) -> None:
+    def __init__(self, pool: InstanceOwner, generation: int) -> None:
         self.pool = pool
         self.generation = generation
         self.browser: Browser | None = None
