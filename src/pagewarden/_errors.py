@@ -256,9 +256,16 @@ class UnsupportedContentEncoding(PagewardenError):
 
 
 class ContentInsufficient(PagewardenError):
-    """Too little readable content; the trigger for browser escalation."""
+    """Too little readable content; the trigger for browser escalation.
+
+    ``page_links``: when the guard had passed the page before its content was
+    found too short, the links of the whole page (a ``PageLinks``), so that a
+    crawl can still follow a page of links; ``None`` otherwise. Never part of
+    :meth:`to_dict` or the message.
+    """
 
     code = ErrorCode.CONTENT_INSUFFICIENT
+    page_links: Any = None
 
 
 class DocumentUnreadable(PagewardenError):

@@ -172,6 +172,14 @@ def _extract(response: FetchedResponse, inspection: Inspection, config: ReaderCo
     )
 
 
+def _page_links(inspection: Inspection, url: str, config: ReaderConfig) -> PageLinks:
+    # After extraction: for a rendered page the hidden-marked parts are gone.
+    if inspection.tree is None:
+        return PageLinks()
+    return page_links(inspection.tree, url, partial(check_link, base_url=url, config=config),
+                      max_links=config.limits.max_links, max_href_chars=config.limits.max_url_chars)
+
+
 def extract_response(
     response: FetchedResponse,
     inspection: Inspection,
@@ -194,7 +202,13 @@ def extract_response(
     url = response.final_url
     started = time.perf_counter()
     extraction = _extract(response, inspection, config, method)
-    _check_sufficient(extraction, inspection, config, url=url, method=method)
+    try:
+        _check_sufficient(extraction, inspection, config, url=url, method=method)
+    except ContentInsufficient as insufficient:
+        if inspection.tree is not None:
+            # The guard passed the page: a crawl may still follow its links.
+            insufficient.page_links = _page_links(inspection, url, config)
+        raise
     redacting = config.on_guard == "redact" and report.decision is not Decision.ALLOW
     block_filter = (
         rule_block_filter(profile=config.guard_profile, requested_use=requested_use) if redacting else None
@@ -217,10 +231,6 @@ def extract_response(
             # Links that only occurred in withheld blocks must not resurface here.
             links = tuple(link for link in links if link in safe.all_links or link in text)
     text, text_cut = truncate_one(text, max_characters)
-    outlinks = PageLinks()
-    if inspection.tree is not None and not withheld:
-        # After extraction: for a rendered page the hidden-marked parts are gone.
-        outlinks = page_links(inspection.tree, url, partial(check_link, base_url=url, config=config),
-                              max_links=config.limits.max_links, max_href_chars=config.limits.max_url_chars)
+    outlinks = _page_links(inspection, url, config) if not withheld else PageLinks()
     return Rendered(extraction, safe.markdown, text, links, safe.truncated or text_cut,
                     time.perf_counter() - started, outlinks)

@@ -269,3 +269,29 @@ async def test_refused_start_url_raises_the_reads_error() -> None:
     async with AsyncReader() as reader:
         with pytest.raises(pagewarden.UnsafeURL):
             reader.crawl("http://127.0.0.1:9/")
+
+
+@pytest.mark.anyio
+async def test_links_of_a_page_too_short_to_read_are_followed() -> None:
+    """A page of links only is a CONTENT_INSUFFICIENT failure the guard passed: its links are still followed."""
+
+    def router(host: str, path: str) -> tuple[int, dict[str, str], bytes]:
+        if path == "/":
+            return 200, {"Content-Type": "text/html"}, page("Home", ["/list"])
+        if path == "/list":
+            nav = "".join(f'<li><a href="/item/{n}">{n}</a></li>' for n in range(3))
+            return 200, {"Content-Type": "text/html"}, f"<html><body><ul>{nav}</ul></body></html>".encode()
+        if path.startswith("/item/"):
+            return 200, {"Content-Type": "text/html"}, page(f"Item {path[6:]}", ["/"])
+        return 404, {"Content-Type": "text/plain"}, b""
+
+    server = SiteServer(router).start()
+    try:
+        async with _reader(server) as reader:
+            pages, _ = await _crawl(reader, f"http://{HOST}:{server.port}/", sitemaps=False)
+    finally:
+        server.stop()
+    by_path = {_path(page.url): page for page in pages}
+    listing = by_path["/list"]
+    assert listing.error is not None and listing.error.reason == "too_little_text"
+    assert all(by_path[f"/item/{n}"].ok and by_path[f"/item/{n}"].found_on == listing.url for n in range(3))

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._config import RENDER_MODES, ReaderConfig, check_choice
-from .._document import Document
-from .._errors import InvalidInput, PagewardenError, UnknownError, UnsafeURL
+from .._document import Document, PageLinks
+from .._errors import ContentInsufficient, InvalidInput, PagewardenError, UnknownError, UnsafeURL
 from .._extract.outlinks import is_route_fragment
 from .._ingest.hosts import HostLimiter, host_key
 from .._ingest.runner import IngestStats
@@ -141,7 +141,9 @@ class Outcome:
     """One read's result as the engine needs it (the same for a local read and a Ray actor's record).
 
     ``record`` is the JSON-ready record when the read produced one (Ray);
-    otherwise ``document`` or ``error`` is set.
+    otherwise ``document`` or ``error`` is set. ``links_of_failure``: the read
+    failed only for too little readable content, after the guard passed the
+    page, so its links (``links``) are followed all the same.
     """
 
     ok: bool
@@ -152,6 +154,16 @@ class Outcome:
     document: Document | None = None
     error: PagewardenError | None = None
     record: dict[str, Any] | None = None
+    links_of_failure: bool = False
+
+    @classmethod
+    def failure(cls, error: PagewardenError, record: dict[str, Any] | None = None) -> Outcome:
+        """A failed read; a page of links found too short keeps its links (see the class docstring)."""
+        links = getattr(error, "page_links", None) if isinstance(error, ContentInsufficient) else None
+        if isinstance(links, PageLinks):
+            return cls(False, None, links.links, links.canonical, links.refused, error=error, record=record,
+                       links_of_failure=True)
+        return cls(False, error=error, record=record)
 
 
 ReadFunction = Callable[[QueuedPage, Scope], Awaitable[Outcome]]
@@ -172,7 +184,7 @@ def local_read(reader: AsyncReader, options: CrawlOptions) -> ReadFunction:
                 document = await reader.read(page.url, render=options.render, max_characters=options.max_characters,
                                              timeout=options.timeout, requested_use=options.requested_use)
         except PagewardenError as error:
-            return Outcome(False, error=error)
+            return Outcome.failure(error)
         except Exception:
             # One page's bug must not end a crawl; cancellation still passes.
             return Outcome(False, error=UnknownError("unexpected error while reading the page",
@@ -331,7 +343,7 @@ class Crawler:
         return outcome
 
     def _follow(self, page: QueuedPage, outcome: Outcome) -> None:
-        if not outcome.ok:
+        if not outcome.ok and not outcome.links_of_failure:
             return
         self.stats.refused_links += outcome.refused
         document_url, _, route = page.url.partition("#")

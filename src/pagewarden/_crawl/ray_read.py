@@ -21,7 +21,8 @@ from typing import Any
 import anyio
 import ray
 
-from .._errors import PagewardenError, UnknownError
+from .._document import PageLinks
+from .._errors import ContentInsufficient, PagewardenError, UnknownError
 from .._ingest.ray_actor import ActorSpec, ReaderActor
 from .._ingest.ray_options import reader_config
 from .crawler import Outcome, ReadFunction
@@ -42,8 +43,15 @@ class CrawlReaderActor(ReaderActor):
 def outcome_from_record(record: Mapping[str, Any]) -> Outcome:
     """The engine's view of a record an actor returned."""
     if not record.get("ok"):
-        error = PagewardenError(str(record.get("message") or "the read failed"), reason=record.get("reason"))
-        return Outcome(False, error=error, record=dict(record))
+        message, reason = str(record.get("message") or "the read failed"), record.get("reason")
+        if record.get("code") == "CONTENT_INSUFFICIENT":
+            insufficient = ContentInsufficient(message, reason=reason)
+            links = record.get("page_links")
+            if isinstance(links, Mapping):
+                insufficient.page_links = PageLinks(tuple(str(url) for url in links.get("links") or ()),
+                                                    links.get("canonical"), int(links.get("refused") or 0))
+            return Outcome.failure(insufficient, dict(record))
+        return Outcome(False, error=PagewardenError(message, reason=reason), record=dict(record))
     links = record.get("page_links") or {}
     return Outcome(
         True, str(record.get("final_url") or ""), tuple(str(url) for url in links.get("links") or ()),

@@ -11,7 +11,9 @@ Record shapes (one JSON object per output line):
   input's pass-through fields that do not collide with them, then
   ``"ok": true``.
 * failure: ``url``, ``code``, ``reason``, ``retryable``, ``message``, the
-  pass-through fields that do not collide, and ``"ok": false``.
+  pass-through fields that do not collide, and ``"ok": false``; a
+  ``CONTENT_INSUFFICIENT`` failure of a page the guard passed also carries
+  ``page_links`` (a crawl follows them).
 
 A URL that robots.txt forbids is a failure with code ``UNSAFE_URL`` and reason
 ``robots_disallowed`` (or ``robots_unavailable`` when robots.txt could not be
@@ -77,6 +79,10 @@ def failure_record(url: str, error: PagewardenError, extra: Mapping[str, Any]) -
         "message": error.message,
         "ok": False,
     }
+    links = getattr(error, "page_links", None)
+    if links is not None and callable(getattr(links, "to_dict", None)):
+        # A page found too short after the guard passed it: its links, for a crawl.
+        record["page_links"] = links.to_dict()
     return _merge(record, extra)
 
 
