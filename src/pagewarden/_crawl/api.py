@@ -32,7 +32,7 @@ from .frontier import QueuedPage
 from .scope import Scope
 
 if TYPE_CHECKING:
-    from .._reader import AsyncReader
+    from .._ingest.protocol import PageReader
 
 __all__ = ["CrawlPage", "CrawlRun", "map_read", "map_site", "page_record", "run_map", "start_crawl"]
 
@@ -210,14 +210,14 @@ def _crawl_options(config: ReaderConfig, options: dict[str, Any], *, render: str
         raise InvalidInput(f"unknown crawl option ({error})"[:200], reason="invalid_crawl_option") from None
 
 
-def start_crawl(reader: AsyncReader, start_url: str, *, render: str | None = None, **options: Any) -> CrawlRun:
+def start_crawl(reader: PageReader, start_url: str, *, render: str | None = None, **options: Any) -> CrawlRun:
     """The :class:`CrawlRun` behind ``AsyncReader.crawl`` (options: :class:`CrawlOptions` fields)."""
     crawl_options = _crawl_options(reader.config, dict(options), render=render)
     crawler = Crawler(reader.config, start_url, crawl_options, local_read(reader, crawl_options), robots=None)
     return CrawlRun(crawler, robots=crawl_options.robots)
 
 
-async def map_site(reader: AsyncReader, start_url: str, **options: Any) -> list[str]:
+async def map_site(reader: PageReader, start_url: str, **options: Any) -> list[str]:
     """``AsyncReader.map``: the in-scope URLs from sitemaps and links, pages fetched statically for links only."""
     crawl_options = _crawl_options(reader.config, dict(options), render="never")
     crawler = Crawler(reader.config, start_url, crawl_options, map_read(reader.config), robots=None)

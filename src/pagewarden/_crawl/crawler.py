@@ -43,8 +43,8 @@ from .scope import SCOPES, Scope, TrapLimits
 from .sitemaps import SitemapLimits, read_sitemaps
 
 if TYPE_CHECKING:
+    from .._ingest.protocol import PageReader
     from .._ingest.robots_cache import RobotsCache
-    from .._reader import AsyncReader
 
 __all__ = ["CrawlOptions", "CrawlStats", "Crawler", "Outcome", "ReadFunction", "local_read", "start_target"]
 
@@ -175,7 +175,7 @@ def _redirect_check(scope: Scope) -> Callable[[str], str | None]:
     return lambda url: "redirect_out_of_scope" if scope.reason(url) == "out_of_scope" else None
 
 
-def local_read(reader: AsyncReader, options: CrawlOptions) -> ReadFunction:
+def local_read(reader: PageReader, options: CrawlOptions) -> ReadFunction:
     """A read function over a local reader: redirects out of scope are refused before they are followed."""
 
     async def read(page: QueuedPage, scope: Scope) -> Outcome:

@@ -37,7 +37,7 @@ from .._document import Document
 from .._errors import InvalidInput, PagewardenError, UnknownError
 
 if TYPE_CHECKING:
-    from .._reader import AsyncReader
+    from .protocol import PageReader
     from .robots_cache import RobotsCache
 
 __all__ = [
@@ -87,7 +87,7 @@ def failure_record(url: str, error: PagewardenError, extra: Mapping[str, Any]) -
 
 
 async def read_record(
-    reader: AsyncReader,
+    reader: PageReader,
     url: str,
     extra: Mapping[str, Any],
     *,

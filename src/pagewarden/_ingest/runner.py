@@ -31,7 +31,7 @@ from .hosts import HostLimiter, host_key
 from .records import parse_input_line, read_record
 
 if TYPE_CHECKING:
-    from .._reader import AsyncReader
+    from .protocol import PageReader
     from .robots_cache import RobotsCache
 
 __all__ = ["IngestOptions", "IngestStats", "ingest"]
@@ -137,7 +137,7 @@ Item = tuple[str, dict[str, Any]]
 
 
 async def ingest(
-    reader: AsyncReader,
+    reader: PageReader,
     lines: AsyncIterable[str],
     sink: Callable[[dict[str, Any]], None],
     options: IngestOptions | None = None,
