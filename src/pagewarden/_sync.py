@@ -146,7 +146,13 @@ class Reader:
                     page = portal.call(pages.__anext__)
                 except StopAsyncIteration:
                     return
-                yield page
+                try:
+                    yield page
+                except GeneratorExit:
+                    # Left early: leave the block normally, so the crawl is
+                    # cancelled inside the portal rather than GeneratorExit
+                    # being thrown into (and stopping) the reader's loop.
+                    return
 
     def map(self, start_url: str, **kwargs: Any) -> list[str]:
         """Like :meth:`AsyncReader.map`, blocking until the URL list is ready."""

@@ -63,6 +63,7 @@ async def test_docs_site_every_page_read_exactly_once(docs: tuple[SiteServer, se
     assert len(requested) == len(set(requested)) == len(expected)  # nothing twice, no variant, nothing private
     assert not any("private" in path for path in server.paths())
     assert stats.sitemap_pages == 15 and stats.sitemaps_fetched == 3
+    assert (stats.done, stats.ok, stats.failures["UNSAFE_URL"]) == (len(pages), len(expected), PRIVATE)
     assert stats.refusals["duplicate"] > 0
 
 
@@ -295,3 +296,52 @@ async def test_links_of_a_page_too_short_to_read_are_followed() -> None:
     listing = by_path["/list"]
     assert listing.error is not None and listing.error.reason == "too_little_text"
     assert all(by_path[f"/item/{n}"].ok and by_path[f"/item/{n}"].found_on == listing.url for n in range(3))
+
+
+@pytest.mark.anyio
+async def test_in_scope_name_resolving_to_a_private_address_is_refused_unrequested() -> None:
+    """A same-site link whose name resolves to a private address fails UNSAFE_URL at resolution, never connected."""
+
+    def router(host: str, path: str) -> tuple[int, dict[str, str], bytes]:
+        return 200, {"Content-Type": "text/html"}, page("Home", [f"http://intranet.{HOST}:{server.port}/admin"])
+
+    server = SiteServer(router).start()
+    resolver = StaticResolver({HOST: ["127.0.0.1"], f"intranet.{HOST}": ["10.0.0.5"]})
+    try:
+        async with AsyncReader(resolver=resolver, unsafe_allow_destinations=(f"127.0.0.1:{server.port}",)) as reader:
+            pages, _ = await _crawl(reader, f"http://{HOST}:{server.port}/", sitemaps=False)
+    finally:
+        server.stop()
+    intranet = next(page for page in pages if "intranet" in page.url)
+    assert intranet.error is not None and intranet.error.code == "UNSAFE_URL"
+    assert all(host == HOST for host, _ in server.requests)
+
+
+def test_sync_crawl_left_early_stops_and_the_reader_stays_usable(docs: tuple[SiteServer, set[str]]) -> None:
+    """Breaking out of the sync Reader.crawl loop stops the crawl; the reader then reads normally."""
+    server, _ = docs
+    resolver = StaticResolver({HOST: ["127.0.0.1"]})
+    start = f"http://{HOST}:{server.port}/"
+    with pagewarden.Reader(resolver=resolver, unsafe_allow_destinations=(f"127.0.0.1:{server.port}",)) as reader:
+        for _ in reader.crawl(start, render="never", max_pages=300, min_delay=0, sitemaps=False):
+            break
+        requested = len(server.requests)
+        document = reader.read(start, render="never")
+    assert document.title == "Home"
+    assert requested < 20
+
+
+@pytest.mark.anyio
+async def test_async_crawl_left_early_cancels_its_reads(docs: tuple[SiteServer, set[str]]) -> None:
+    """Leaving `async with reader.crawl(...)` early cancels the crawl; the reader then reads normally."""
+    server, _ = docs
+    start = f"http://{HOST}:{server.port}/"
+    async with _reader(server) as reader:
+        async with reader.crawl(start, render="never", max_pages=300, min_delay=0, sitemaps=False) as run:
+            async for _ in run:
+                break
+        requested = len(server.requests)
+        document = await reader.read(start, render="never")
+    assert document.title == "Home"
+    assert requested < 20
+    assert run.stats.done <= 5

@@ -178,7 +178,7 @@ async def run_map(crawler: Crawler, robots: RobotsCache | None) -> list[str]:
     found = crawler.frontier.admitted_urls = []
 
     async def ignore(page: QueuedPage, outcome: Outcome) -> None:
-        crawler.stats.done += 1
+        return None
 
     try:
         await crawler.run(ignore)

@@ -179,9 +179,7 @@ async def _run(reader: AsyncReader, crawler: Crawler, args: argparse.Namespace, 
         crawler.set_robots(RobotsCache(reader.config))
 
     async def emit(page: QueuedPage, outcome: Outcome) -> None:
-        record = page_record(page, outcome)
-        sink.write(record)
-        stats.count(record)
+        sink.write(page_record(page, outcome))
 
     try:
         async with anyio.create_task_group() as group:

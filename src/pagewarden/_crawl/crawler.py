@@ -116,6 +116,21 @@ class CrawlStats(IngestStats):
     refusals: Counter[str] = field(default_factory=Counter)
     trap_samples: dict[str, list[str]] = field(default_factory=dict)
 
+    def count_outcome(self, outcome: Outcome) -> None:
+        """Account for one finished page (what :meth:`IngestStats.count` does for a record)."""
+        self.done += 1
+        record = outcome.record or {}
+        if outcome.ok:
+            self.ok += 1
+            fetch = record.get("fetch")
+            method = outcome.document.fetch.method if outcome.document is not None else (
+                fetch.get("method") if isinstance(fetch, dict) else None)
+            if method == "browser":
+                self.escalations += 1
+        else:
+            self.failed += 1
+            self.failures[str(outcome.error.code) if outcome.error is not None else str(record.get("code"))] += 1
+
     def detail_lines(self) -> list[str]:
         """Summary lines beyond ``ingest``'s: discovery, links refused by the URL policy, traps."""
         lines = [f"  discovered {self.admitted} in scope · sitemaps {self.sitemaps_fetched} read, "
@@ -317,6 +332,7 @@ class Crawler:
             try:
                 outcome = await self._visit(page)
                 self._follow(page, outcome)
+                self.stats.count_outcome(outcome)
                 self._sync_stats()
                 await emit(page, outcome)
             finally:
