@@ -9,7 +9,9 @@
 // It also counts the work the page has scheduled (timeouts up to the settle time, animation frames, idle
 // callbacks, fetch and XMLHttpRequest requests) and exposes the count through a function under a per-context random name, which the settle
 // step reads (see settle.py). That count lives in the page's own world, so a page can fake it: that only makes its own
-// settle shorter or longer, never changes what is inspected.
+// settle shorter or longer, never changes what is inspected. Likewise it counts the page's lazy-loading hooks
+// (IntersectionObserver targets, scroll and wheel listeners) under the same name plus "Lazy": the render scrolls
+// only pages that have some (see trackLazyContent below).
 (() => {
   "use strict";
   const refuse = __PAGEWARDEN_REFUSE__;
