@@ -75,3 +75,25 @@ async def test_readable_static_page_never_starts_a_browser(fixture_server: Fixtu
         document = await reader.read(fixture_server.url("/article"), render="auto")
         assert reader._pool is None
     assert document.fetch.method == "http"
+
+
+SHORT_WITH_SCRIPT = (
+    "<html><head><title>Opening hours</title></head><body><main><h1>Opening hours</h1>"
+    "<p>The reading room opens at nine every weekday and closes at six; on Saturdays it closes at one.</p>"
+    "<p>Bank holidays follow the Saturday hours.</p></main>"
+    "<script>window.dataLayer = window.dataLayer || []; dataLayer.push({event: 'view'});</script></body></html>"
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["never", "auto"])
+async def test_short_readable_page_with_a_script_reads_without_a_browser(
+    fixture_server: FixtureServer, mode: str
+) -> None:
+    """A short static page that reads as it is stays a static read, although it has a script (a general sign)."""
+    fixture_server.add("/hours", headers=HTML, body=SHORT_WITH_SCRIPT.encode())
+    async with _reader(fixture_server) as reader:
+        document = await reader.read(fixture_server.url("/hours"), render=mode)
+        assert reader._pool is None
+    assert document.fetch.method == "http"
+    assert "closes at six" in document.text

@@ -22,8 +22,11 @@ load as a classic, deferred or module script. In the order they are checked:
 * ``executable_script``: any script the browser would run (external, module or
   inline; JSON data blocks, import maps and templates are not).
 
-The last three are general, so they also need the page itself to be nearly
-empty: less than :data:`GENERIC_SIGN_MAX_PAGE_CHARS` characters of text in the
+The last three are general (:data:`GENERAL_SIGNS`): the pipeline acts on them
+only when the static page is not readable as it is (below the reader's
+``min_readable_chars``), so a short static page with an analytics script is
+still returned as it is, with or without a browser. They also need the page
+itself to be nearly empty: less than :data:`GENERIC_SIGN_MAX_PAGE_CHARS` characters of text in the
 body outside its navigation, header, footer, asides and forms. A static page
 full of text whose main content the extractor found short (a blog post with a
 long comment thread, a news page of teasers) has scripts too, but nothing for
@@ -43,6 +46,7 @@ import lxml.html
 __all__ = [
     "CLIENT_RENDERED_SIGNS",
     "ESCALATION_MAX_READABLE_CHARS",
+    "GENERAL_SIGNS",
     "GENERIC_SIGN_MAX_PAGE_CHARS",
     "client_rendered_sign",
 ]
@@ -53,6 +57,9 @@ ESCALATION_MAX_READABLE_CHARS = 500
 # The general signs (custom elements, a noscript notice, executable scripts) count only when the page's
 # own text outside its chrome is below this.
 GENERIC_SIGN_MAX_PAGE_CHARS = 1000
+# The general signs: the pipeline escalates on them only when the static page is not readable as it is
+# (below the reader's min_readable_chars), so a short static page with a script still reads without a browser.
+GENERAL_SIGNS: Final = frozenset({"custom_element", "noscript_notice", "executable_script"})
 CLIENT_RENDERED_SIGNS: Final = (
     "empty_app_root",
     "framework_payload",
