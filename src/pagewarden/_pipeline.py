@@ -28,6 +28,7 @@ from ._extract import (
     extract_plain,
     is_sufficient,
 )
+from ._extract.dynamic import GENERAL_SIGNS
 from ._extract.outlinks import page_links
 from ._extract.truncate import truncate_one
 from ._guard import BROWSER_HIDDEN_ATTRIBUTE
@@ -142,6 +143,10 @@ def _check_sufficient(extraction: Extraction, inspection: Inspection, config: Re
         return
     if inspection.tree is not None and extraction.readable_chars < ESCALATION_MAX_READABLE_CHARS:
         sign = client_rendered_sign(inspection.tree)
+        if sign in GENERAL_SIGNS and is_sufficient(extraction, min_chars=config.limits.min_readable_chars):
+            # A general sign (any script, a custom element, a noscript notice) on a page that reads as it
+            # is: returned as it is, as before, rather than made to depend on a browser.
+            sign = None
         if sign is not None:
             raise ContentInsufficient(
                 f"the page appears to need JavaScript ({sign}, {extraction.readable_chars} readable characters)",
