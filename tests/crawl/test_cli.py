@@ -151,3 +151,16 @@ def test_killed_crawl_resumes_to_the_same_pages(
     assert len(urls) == len(set(urls))
     paths = {url.split(str(server.port), 1)[1] for url in urls}
     assert paths == expected | {f"/docs/s9/private-{n}" for n in range(4)}
+
+
+def test_progress_total_follows_discovery(docs: tuple[SiteServer, set[str]], tmp_path: Path) -> None:
+    """The plain progress line's total grows with discovery and ends at the pages read."""
+    server, expected = docs
+    err = io.StringIO()
+    code = run_crawl(_args("crawl", f"http://127.0.0.1:{server.port}/", "--out", str(tmp_path / "o.jsonl"),
+                           "--render", "never", "--progress-interval", "0.05", *_common(server)), io.StringIO(), err)
+    lines = [line for line in err.getvalue().splitlines() if line.startswith("pagewarden crawl: ")]
+    assert code == 0 and lines
+    totals = [int(line.split("/", 1)[1].split(" ", 1)[0]) for line in lines if "/?" not in line]
+    assert totals == sorted(totals)
+    assert f"crawl done: {len(expected) + 4} pages" in err.getvalue()

@@ -251,7 +251,7 @@ class Crawler:
     def restore(self, journal: str, done: set[str]) -> None:
         """Continue an earlier crawl from its journal; ``done`` holds the URLs already in the output."""
         already = self.frontier.restore(journal, done)
-        self._resumed = bool(self.frontier.seen)
+        self._resumed = self.frontier.admitted > 0
         self._taken = already
         self.stats.skipped = already
 
@@ -264,7 +264,10 @@ class Crawler:
         self.frontier.close()
 
     def _sync_stats(self) -> None:
-        self.stats.admitted = len(self.frontier.seen)
+        self.stats.admitted = self.frontier.admitted
+        # The progress total grows with discovery, up to max_pages (resumed pages not counted).
+        known = min(self.frontier.admitted, self.options.max_pages) - self.stats.skipped
+        self.stats.total = max(known, self.stats.done)
         self.stats.refusals = self.frontier.refusals
         self.stats.trap_samples = self.frontier.trap_samples
 

@@ -64,6 +64,7 @@ class Frontier:
         self.shapes: Counter[str] = Counter()
         self.refusals: Counter[str] = Counter()
         self.trap_samples: dict[str, list[str]] = {}
+        self.admitted = 0  # pages queued so far (restored ones included); seen also holds marks
         # Set to a list to keep every admitted URL in order (``map``).
         self.admitted_urls: list[str] | None = None
         self._journal: IO[str] | None = open(journal, "a", encoding="utf-8") if journal else None  # noqa: SIM115
@@ -125,6 +126,7 @@ class Frontier:
             return None
         page = QueuedPage(canonical.url, canonical.key, depth, found_on)
         self.seen.add(canonical.key)
+        self.admitted += 1
         self.queue.append(page)
         if self.admitted_urls is not None:
             self.admitted_urls.append(page.url)
@@ -160,6 +162,7 @@ class Frontier:
             if page.key in self.seen:
                 continue
             self.seen.add(page.key)
+            self.admitted += 1
             if page.found_on is not None:
                 # Rebuild the shape counts the way admission built them.
                 trap_reason(page.url, TrapLimits(max_pages_per_shape=1 << 62), self.shapes)
