@@ -1,7 +1,7 @@
 """Which discovered URLs a crawl may read: scope, include/exclude globs, and trap limits.
 
 Scope (``CrawlOptions.scope``), always on the start URL's port (another port is
-another origin):
+another origin; ``http`` and ``https`` on their default ports count as one):
 
 * ``host``: the start URL's host only.
 * ``site``: the start host's registrable domain and every subdomain of it
@@ -96,13 +96,12 @@ class Scope:
 
 
 def _port(parts: urllib.parse.SplitResult) -> int | None:
+    # A scheme's default port is no port: http://host/ and https://host/ are one site.
     try:
         port = parts.port
     except ValueError:
-        return None
-    if port is None:
-        return {"http": 80, "https": 443}.get(parts.scheme)
-    return port
+        return -1
+    return None if port == {"http": 80, "https": 443}.get(parts.scheme) else port
 
 
 def _match(url: str, target: str, glob: str) -> bool:
