@@ -18,6 +18,7 @@ session ids dropped             ``sid``, ``sessionid``, ``phpsessid``,
 query parameters sorted (key)   ``?b=1&a=2`` and ``?a=2&b=1`` are one page
 trailing slash (key)            ``/docs/`` and ``/docs`` are one page
 index documents (key)           ``/docs/index.html`` is ``/docs/``
+scheme (key)                    ``http://a/x`` and ``https://a/x`` are one page
 ==============================  =============================================
 
 Rows marked *(key)* change only the key: the URL fetched keeps the spelling
@@ -105,5 +106,7 @@ def canonicalize(url: str) -> Canonical:
         key_path = head + "/"
     key_path = key_path.rstrip("/") or "/"
     key_query = "&".join(pair for _, pair in sorted(pairs))
-    key = urllib.parse.urlunsplit((parts.scheme, parts.netloc, key_path, key_query, fragment))
+    # No scheme in the key: http:// and https:// of one page on default ports are one page (the URL
+    # policy has already dropped default ports, so another port still makes another key).
+    key = urllib.parse.urlunsplit(("", parts.netloc, key_path, key_query, fragment))
     return Canonical(fetch, key, session)
