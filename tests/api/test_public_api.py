@@ -8,7 +8,8 @@ import pagewarden
 
 EXPECTED_PUBLIC_NAMES = {
     "AsyncReader", "BotChallenge", "BrowserConfig", "CacheConfig", "CanaryCheck", "ConfigMissing", "ContentGuard",
-    "ContentInsufficient", "DocumentUnreadable", "CrawlPage", "CrawlRun", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
+    "ContentInsufficient", "DocumentUnreadable",
+    "CrawlPage", "CrawlRun", "Decision", "Document", "ErrorCode", "FetchInfo", "Finding", "GuardDenied",
     "GuardFailed", "GuardReport", "GuardRequest", "GuardSegment", "InvalidInput", "Limits", "Location",
     "Metadata", "NetworkError", "PageLinks", "PagewardenError", "ParseChanged", "ProviderFailure",
     "REFERENCE_CLASSIFIER_PROMPT",
