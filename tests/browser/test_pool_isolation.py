@@ -35,11 +35,22 @@ class _Context:
             callback(self)
 
 
+class _Session:
+    """A stand-in proxy session."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def revoke(self) -> None:
+        self.closed = True
+
+
 class _Fresh:
     """A stand-in FreshContext whose close does or does not finish in time."""
 
     def __init__(self, closes: bool) -> None:
         self.context = _Context()
+        self.session = _Session()
         self.closes = closes
 
     async def close(self) -> bool:
@@ -70,6 +81,7 @@ async def test_a_context_that_will_not_close_is_abandoned_and_counted() -> None:
     await supply.release(fine)  # type: ignore[arg-type]
     await _settled(supply)
     assert (supply.abandoned, len(supply.stuck), supply.closing, stuck) == (1, 1, set(), [])
+    assert wedged.session.closed and fine.session.closed  # each read's proxy session ends with it
     wedged.context.closed_late()
     assert supply.stuck == set()
     assert supply.abandoned == 1

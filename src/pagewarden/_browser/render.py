@@ -327,15 +327,7 @@ class _Read:
         limited = room < policy.snapshot_timeout
         # The DOM bound, checked once more before the snapshot walks the page: settle's probes can all
         # miss on a page busy building a huge DOM, and the walk would then run into its timeout first.
-        with anyio.move_on_after(min(_DOM_CHECK_TIMEOUT, room / 4)):
-            sample = await DomProbe(cdp, fresh.settle_world, fresh.pending_name).sample()
-            if sample is not None and sample.elements > policy.max_dom_nodes:
-                raise ResponseTooLarge(
-                    f"the rendered page has more than {policy.max_dom_nodes} elements",
-                    reason="browser_dom_too_large",
-                    url=self.target.url,
-                    stage="snapshot",
-                )
+        await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, room / 4))
         room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
         if room <= _MIN_SNAPSHOT_TIME:
             raise self._deadline_error()
@@ -352,6 +344,9 @@ class _Read:
             # Cut short by the read's deadline rather than by its own timeout: report the deadline.
             if exc.reason == "visibility_timeout" and limited:
                 raise self._deadline_error() from None
+            if exc.reason == "visibility_timeout":
+                # A walk that ran out of time over a DOM past the bound is the bound's failure.
+                await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, self._time_left() - _CLEANUP_RESERVE))
             raise
         self.timings["snapshot"] = self._ms(begun)
         if self.stop_error is not None:
@@ -366,6 +361,21 @@ class _Read:
                 stage="snapshot",
             ) from None
         return last, snap
+
+    async def _check_dom_size(self, timeout: float) -> None:
+        """Raise ``browser_dom_too_large`` when one probe (within ``timeout``) counts more elements than allowed."""
+        if self.fresh is None or self.fresh.cdp is None or timeout <= 0:
+            return
+        limit = self.policy.max_dom_nodes
+        with anyio.move_on_after(timeout):
+            sample = await DomProbe(self.fresh.cdp, self.fresh.settle_world, self.fresh.pending_name).sample()
+            if sample is not None and sample.elements > limit:
+                raise ResponseTooLarge(
+                    f"the rendered page has more than {limit} elements",
+                    reason="browser_dom_too_large",
+                    url=self.target.url,
+                    stage="snapshot",
+                )
 
     def _check_response(self, response: Response) -> None:
         status = response.status
