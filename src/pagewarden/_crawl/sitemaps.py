@@ -143,6 +143,9 @@ async def read_sitemaps(
             except (PagewardenError, ValueError, etree.Error, zlib.error):
                 result.failed += 1
                 continue
+            if kind == "unknown":
+                result.failed += 1  # an answer, but not a sitemap (an HTML error page, say)
+                continue
             result.fetched += 1
             for location in locations:
                 accepted = check_link(location, url, config)
