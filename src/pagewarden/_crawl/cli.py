@@ -157,6 +157,8 @@ def run_crawl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             crawler = Crawler(crawler_config, args.url, options, read, robots=None, stats=stats, journal=journal)
         except PagewardenError as error:
             return _usage(err, "crawl", f"the start URL is refused [{error.reason}]: {error.message}")
+        except OSError as error:
+            return _usage(err, "crawl", f"cannot open the frontier journal ({error.strerror})")
         if args.resume:
             crawler.restore(journal, done)
         try:
