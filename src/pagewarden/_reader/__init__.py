@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .reader import AsyncReader
 
 if TYPE_CHECKING:
-    from .reader import AuditLog
+    # A type alias (it names _tools' Writable), so it exists for type checkers only.
+    from .reader import AuditLog as AuditLog
 
-__all__ = ["AsyncReader", "AuditLog"]
+__all__ = ["AsyncReader"]
