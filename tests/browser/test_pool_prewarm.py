@@ -63,8 +63,12 @@ async def test_each_read_gets_its_own_context_and_later_reads_are_prewarmed(
         for _ in range(READS):
             rendered = await render(pool, site.url("/p"))
             warmed.append(rendered.timings["prewarmed"])
-            # Give the spare time to be ready, as a caller pausing between reads would.
-            await _wait_for(lambda: _instance(pool).spare_ready is not None)  # type: ignore[attr-defined]
+            # Give the spare time to be ready (and the read's context time to close, in the background),
+            # as a caller pausing between reads would.
+            await _wait_for(
+                lambda: _instance(pool).spare_ready is not None  # type: ignore[attr-defined]
+                and pool.stats()["closing"] == 0
+            )
         assert warmed[0] == 0.0
         assert warmed[1:] == [1.0] * (READS - 1)
         assert len({id(fresh.context) for fresh in attached}) == READS
