@@ -12,6 +12,12 @@ Printed in one run (``scripts/bench guard [--json] [--contexts N] [--repeat N]``
   HTML page against ``trafilatura.extract`` of the same page; per-page guard
   time on the article corpus against trafilatura's.
 
+* the learned detector, validated honestly (``--no-learned`` skips it, it
+  retrains for several minutes): leave-one-group-out recall per attack source
+  and per generated template family at the shipped ``balanced`` thresholds, the
+  worst fold, and false alarms per benign source (see ``_train/pipeline.py``);
+  the detector's load time and resident memory in a fresh process.
+
 Corpora are read from ``../shared/corpora``; a missing one is reported as skipped.
 """
 
@@ -129,14 +135,22 @@ def false_positives() -> dict[str, Any]:
         }
     pages = article_pages()
     if pages:
-        withheld, warned = [], []
-        for page_id, html in pages:
+        from _train.corpus import held_out_article
+
+        withheld, warned, held_withheld, held_warned, held = [], [], 0, 0, 0
+        for page_id, html, name in pages:
             report = guard_html(parse_html(html))
+            unseen = held_out_article(name)
+            held += unseen
             if report.decision.withholds:
                 withheld.append(page_id)
+                held_withheld += unseen
             elif _categories(report):
                 warned.append(page_id)
-        result["articles"] = {"pages": len(pages), "withheld": withheld, "warned": len(warned)}
+                held_warned += unseen
+        result["articles"] = {"pages": len(pages), "withheld": withheld, "warned": len(warned),
+                              "held_out_pages": held, "held_out_withheld": held_withheld,
+                              "held_out_warned": held_warned}
     return result
 
 
@@ -172,8 +186,9 @@ def speed(repeat: int) -> dict[str, Any]:
     """Median timings: 50 KiB of text, a 1 MiB page against trafilatura, and per corpus page."""
     text = text_of_size(50 * 1024)
     guard_text(text)
-    result: dict[str, Any] = {"text_50kib_ms": _median_ms(lambda: guard_text(text), repeat * 5)}
-    pages = article_pages()
+    result: dict[str, Any] = {"text_50kib_ms": _median_ms(lambda: guard_text(text), repeat * 5),
+                              "model_load": model_load()}
+    pages = [(page_id, html) for page_id, html, _ in article_pages()]
     page = _big_page(pages, 1024 * 1024)
     guard_html(page)
     ours = _median_ms(lambda: guard_html(page), repeat)
@@ -192,6 +207,60 @@ def speed(repeat: int) -> dict[str, Any]:
             "trafilatura_mean_ms": statistics.mean(extract_times),
         }
     return result
+
+
+def learned() -> dict[str, Any]:
+    """Leave-one-group-out validation of the detector (a full training run, nothing written)."""
+    from _train.corpus import CORPORA
+    from _train.pipeline import train
+
+    if not (CORPORA / "guard-train").is_dir():
+        return {"skipped": "guard-train corpus not found"}
+    _, manifest = train()
+    validation: dict[str, Any] = manifest["validation"]
+    validation["thresholds"] = manifest["thresholds"]
+    return validation
+
+
+_LOAD_PROBE = """
+import resource, time, json
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import pagewarden._guard.learned.model as m
+started = time.perf_counter()
+m.load_detector()
+elapsed = time.perf_counter() - started
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"load_ms": elapsed * 1000, "rss_added_mib": (after - before) / 1024}))
+"""
+
+
+def model_load() -> dict[str, Any]:
+    """The detector's load time and the resident memory it adds, in a fresh process (median of 3)."""
+    import subprocess
+
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _LOAD_PROBE], check=True, capture_output=True,
+                                      text=True).stdout) for _ in range(3)]
+    return {key: statistics.median(r[key] for r in runs) for key in ("load_ms", "rss_added_mib")}
+
+
+def _print_learned(results: dict[str, Any]) -> None:
+    if "learned" not in results:
+        return
+    val = results["learned"]
+    print("== guard: learned detector, leave-one-group-out (model only, shipped balanced thresholds) ==")
+    if "skipped" in val:
+        print("  skipped:", val["skipped"])
+        return
+    print(f"  thresholds {val['thresholds']}")
+    recall = val["attack_recall"]
+    for group, row in sorted(recall.items(), key=lambda kv: kv[1]["flagged"]):
+        print(f"  attack {group:58s} n={row['documents']:5d} flagged {row['flagged']:6.1%} "
+              f"withheld {row['withheld_model']:6.1%}")
+    worst = min(recall.items(), key=lambda kv: kv[1]["flagged"])
+    print(f"  worst attack fold: {worst[0]} {worst[1]['flagged']:.1%}")
+    for group, row in sorted(val["benign_false_alarms"].items(), key=lambda kv: -kv[1]["flagged"]):
+        print(f"  benign {group:58s} n={row['documents']:5d} flagged {row['flagged']:6.2%} "
+              f"withheld {row['withheld_model']:6.2%}")
 
 
 def _print(results: dict[str, Any]) -> None:
@@ -226,9 +295,14 @@ def _print(results: dict[str, Any]) -> None:
     if "articles" in fps:
         ar = fps["articles"]
         print(f"  articles: {ar['pages']} pages, withheld {len(ar['withheld'])} {ar['withheld']}, "
-              f"warned {ar['warned']}")
+              f"warned {ar['warned']}; of these, the {ar['held_out_pages']} pages the detector never saw: "
+              f"withheld {ar['held_out_withheld']}, warned {ar['held_out_warned']}")
+    _print_learned(results)
     sp = results["speed"]
     print("== guard: speed ==")
+    if "model_load" in sp:
+        print(f"  detector load {sp['model_load']['load_ms']:.0f} ms (target <= 300), resident memory added "
+              f"{sp['model_load']['rss_added_mib']:.1f} MiB (target <= 60)")
     print(f"  50 KiB of text: median {sp['text_50kib_ms']:.2f} ms (target <= 10 ms)")
     big = sp["html_1mib"]
     print(f"  1 MiB HTML ({big['chars']} chars): guard_html {big['guard_ms']:.1f} ms, trafilatura.extract "
@@ -246,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--contexts", type=int, default=20, help="BIPIA contexts sampled per task")
     parser.add_argument("--repeat", type=int, default=5, help="timing repetitions (median)")
+    parser.add_argument("--no-learned", action="store_true", help="skip the detector's validation (retraining)")
     # `scripts/bench all` passes the static benchmark's options too; ignore them.
     args, _ = parser.parse_known_args(argv)
     results = {
@@ -254,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         "false_positives": false_positives(),
         "speed": speed(max(1, args.repeat)),
     }
+    if not args.no_learned:
+        results["learned"] = learned()
     if args.json:
         print(json.dumps(results, indent=2))
     else:

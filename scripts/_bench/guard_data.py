@@ -122,13 +122,13 @@ def notinject_prompts(root: Path = CORPORA) -> list[str]:
     return prompts
 
 
-def article_pages(root: Path = CORPORA) -> list[tuple[str, str]]:
-    """(id, HTML) of the 181 article-extraction-benchmark pages."""
+def article_pages(root: Path = CORPORA) -> list[tuple[str, str, str]]:
+    """(id, HTML, file name) of the 181 article-extraction-benchmark pages."""
     folder = root / "article-extraction-benchmark" / "html"
     pages = []
     for path in sorted(folder.glob("*.html.gz")) if folder.is_dir() else []:
         pages.append((path.name.removesuffix(".html.gz")[:16],
-                      gzip.decompress(path.read_bytes()).decode("utf-8", "replace")))
+                      gzip.decompress(path.read_bytes()).decode("utf-8", "replace"), path.name))
     return pages
 
 

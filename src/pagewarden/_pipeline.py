@@ -33,7 +33,7 @@ from ._extract.outlinks import page_links
 from ._extract.truncate import truncate_one
 from ._guard import BROWSER_HIDDEN_ATTRIBUTE
 from ._guard.extra import Inspection, inspect_html_source, inspect_text_source
-from ._guard.report import Decision, GuardReport
+from ._guard.report import Decision, GuardReport, top_findings
 from ._html import parse_html
 from ._net import FetchedResponse, check_link
 from ._safe import redact_lines, rule_block_filter, safe_markdown
@@ -111,6 +111,10 @@ def enforce_guard(
         return
     reason = f"guard_{report.decision}" if on_guard == "raise" else "guard_unredactable"
     message = f"the content guard withheld the page ({report.decision})"
+    strongest = top_findings(report.findings, 3)
+    if strongest:
+        # Category, severity, location and confidence only: never the page's text.
+        message += ": " + "; ".join(strongest)
     if on_guard == "redact":
         message += "; what decided it cannot be located for redaction"
     raise GuardDenied(

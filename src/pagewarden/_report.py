@@ -8,6 +8,7 @@ all speak it, so it sits below them. :mod:`._guard.report` re-exports it for gua
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ __all__ = [
     "Location",
     "Severity",
     "stricter",
+    "top_findings",
 ]
 
 
@@ -37,6 +39,22 @@ class Decision(enum.StrEnum):
 
 
 DECISION_ORDER: tuple[Decision, ...] = tuple(Decision)
+
+
+def top_findings(findings: Sequence[Finding], limit: int = 5) -> tuple[str, ...]:
+    """Summaries of the ``limit`` strongest non-benign findings, strongest first, one per category and location."""
+    ranked = sorted((f for f in findings if f.category != "benign_mention"),
+                    key=lambda f: (-f.severity, -f.confidence))
+    seen: set[tuple[str, str]] = set()
+    out: list[str] = []
+    for finding in ranked:
+        key = (finding.category, str(finding.location))
+        if key not in seen:
+            seen.add(key)
+            out.append(finding.summary())
+        if len(out) >= limit:
+            break
+    return tuple(out)
 
 
 def stricter(a: Decision, b: Decision) -> Decision:
@@ -91,6 +109,10 @@ class Finding:
     segment_hash: str
     reason: str
 
+    def summary(self) -> str:
+        """One line naming the category, severity, location and confidence (no page text)."""
+        return f"{self.category} ({self.severity}, {self.location}, confidence {self.confidence:.2f})"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (no page text)."""
         return {
@@ -129,6 +151,10 @@ class GuardReport:
     def warning_categories(self) -> tuple[str, ...]:
         """Distinct non-benign categories, in first-seen order."""
         return tuple(dict.fromkeys(f.category for f in self.findings if f.category != "benign_mention"))
+
+    def top_findings(self, limit: int = 5) -> tuple[str, ...]:
+        """Summaries of the strongest non-benign findings (see :func:`top_findings`)."""
+        return top_findings(self.findings, limit)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (no page text)."""

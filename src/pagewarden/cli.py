@@ -47,6 +47,7 @@ from ._crawl.cli import add_crawl_parsers, run_crawl, run_map
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
 from ._ingest.cli import add_ingest_parser, run_ingest
+from ._report import top_findings
 from ._search.search_and_read import MAX_CONCURRENCY, SearchAndReadResult
 from ._search.types import TIME_RANGES, SearchProvider, SearchResults
 from ._sync import Reader
@@ -146,7 +147,7 @@ def _print_document(document: Document, out: TextIO) -> None:
     fetch = document.fetch
     notes = [f"decision: {document.security.decision}", f"{fetch.timings.total * 1000:.0f} ms"]
     if document.security.warning_categories:
-        notes.append("warnings: " + ", ".join(document.security.warning_categories))
+        notes.append("warnings: " + "; ".join(top_findings(document.security.findings, 3)))
     if document.truncated:
         notes.append("truncated")
     out.write(f"# {document.title or document.final_url}\n")

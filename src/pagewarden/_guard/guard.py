@@ -16,6 +16,7 @@ from .._config import GUARD_PROFILES, REQUESTED_USES
 from .._errors import InvalidInput
 from .._html import parse_html
 from .decide import BASE_LIMITATIONS, bounded, decide
+from .learned import LearnedPiece, learned_findings, load_detector
 from .report import Finding, GuardReport, Location
 from .rules import load_rules
 from .scan import scan_segment_full
@@ -65,15 +66,24 @@ def inspect_segments(segment_set: SegmentSet, *, profile: str, requested_use: st
     A segment whose normalization hit a step budget counts as not fully
     inspected: the report is truncated (``normalization_budget``) and the
     decision fails closed.
+
+    Every segment is then scored by the learned detector (as written and, for
+    the lines normalization changed, as normalized); its findings join the
+    rules' findings before the decision.
     """
     rules = load_rules()
+    detector = load_detector()
     strict = profile == "strict"
     findings: list[Finding] = []
+    pieces: list[LearnedPiece] = []
     exhausted = 0
     for segment in segment_set.segments:
         result = scan_segment_full(segment, rules, strict=strict)
         findings.extend(result.findings)
         exhausted += result.exhausted
+        pieces.append(LearnedPiece(segment.location, segment.text))
+        pieces.extend(LearnedPiece(segment.location, text, techniques) for text, techniques in result.normalized)
+    findings.extend(learned_findings(detector, pieces, profile=profile))
     truncated = segment_set.truncated or exhausted > 0
     truncation_reasons = list(segment_set.truncation_reasons)
     if exhausted:

@@ -14,6 +14,7 @@ from .._report import (
     Location,
     Severity,
     stricter,
+    top_findings,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "Location",
     "Severity",
     "stricter",
+    "top_findings",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._document import Document
 from .._errors import PagewardenError
+from .._report import top_findings
 from .._safe.fence import fence
 from .._search.types import SearchHit
 from .._store.store import StoredHit
@@ -52,13 +53,17 @@ def tool_error(error: PagewardenError) -> dict[str, Any]:
 
 
 def compact_security(document: Document) -> dict[str, Any]:
-    """Trust, taint, decision and warning categories; no findings, no diagnostics."""
+    """Trust, taint, decision, warning categories and the strongest findings' one-line summaries.
+
+    A summary names category, severity, location and confidence; never page text.
+    """
     security = document.security
     return {
         "trust": security.trust,
         "tainted": security.tainted,
         "decision": str(security.decision),
         "warning_categories": list(security.warning_categories),
+        **({"warnings": list(top_findings(security.findings, 3))} if security.warning_categories else {}),
     }
 
 
