@@ -116,10 +116,11 @@ def test_runtime_windows_match_the_trainer() -> None:
     from _train.fit import Params, build_table, ngram_logits
 
     detector = load_detector()
-    grams = sorted(detector.vocabulary)
+    vocabulary = detector.vocabulary()
+    grams = sorted(vocabulary)
     table = build_table([Doc("parity", 0, [("visible", text)]) for text in PARITY_TEXTS], Params(),
                         vocabulary={g: i for i, g in enumerate(grams)})
-    trained = ngram_logits(table, np.array([detector.vocabulary[g] for g in grams]), detector.ngram_intercept)
+    trained = ngram_logits(table, np.array([vocabulary[g] for g in grams]), detector.ngram_intercept)
     runtime: list[float] = []
     functional: list[tuple[float, ...]] = []
     for text in PARITY_TEXTS:

@@ -22,8 +22,8 @@ from .features import (
     WINDOW_SENTENCES,
     Sentence,
     functional_vector,
+    runtime_grams,
     sentence_features,
-    sentence_grams,
     split_sentences,
     topic_known,
     topic_shift,
@@ -93,9 +93,9 @@ def window_logits(detector: Detector, token_lists: Sequence[Sequence[str]]) -> l
     sentences' sums and the bigrams across their boundaries: the same counts
     the trainer builds for the window.
     """
-    vocabulary = detector.vocabulary
-    sums = [detector.ngram_sum(sentence_grams(tokens)) for tokens in token_lists]
-    junctions = [vocabulary.get(f"{left[-1]} {right[0]}", 0.0) for left, right in itertools.pairwise(token_lists)]
+    weights = detector.weights
+    sums = [detector.ngram_sum(runtime_grams(tokens)) for tokens in token_lists]
+    junctions = [weights.get((left[-1], right[0]), 0.0) for left, right in itertools.pairwise(token_lists)]
     logits = []
     for start in range(len(token_lists)):
         end = min(start + WINDOW_SENTENCES, len(token_lists))
@@ -113,7 +113,7 @@ def _candidates(detector: Detector, split: Split) -> list[tuple[int, float]]:
 def _score_window(
     detector: Detector, piece: LearnedPiece, split: Split, start: int, logit: float, words: Counter[str],
     cache: dict[int, Sentence],
-) -> WindowScore:
+) -> tuple[float, list[Sentence]]:
     units = []
     for index in range(start, min(start + WINDOW_SENTENCES, len(split))):
         unit = cache.get(index)
@@ -123,11 +123,13 @@ def _score_window(
     location = str(piece.location)
     known = topic_known(words)
     shift = topic_shift(window_content(units, 0), words) if known else 0.0
-    probability = detector.probability(logit, functional_vector(window_sums(units, 0), shift, known, location),
-                                       location)
-    tokens = window_tokens(units, 0)
-    digest = hashlib.sha256(" ".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return WindowScore(probability, piece.location, piece.techniques, digest)
+    functional = functional_vector(window_sums(units, 0), shift, known, location)
+    return detector.probability(logit, functional, location), units
+
+
+def _window_hash(units: Sequence[Sentence]) -> str:
+    joined = " ".join(window_tokens(units, 0))
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece]) -> list[WindowScore]:
@@ -151,15 +153,15 @@ def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece]) -> list[Win
                     words.update(tokens)
     scores = []
     for piece, per_piece in zip(pieces, candidates, strict=True):
-        best: WindowScore | None = None
+        best: tuple[float, list[Sentence]] | None = None
         for split, found in per_piece:
             cache: dict[int, Sentence] = {}
             for start, logit in found:
-                score = _score_window(detector, piece, split, start, logit, words, cache)
-                if best is None or score.probability > best.probability:
-                    best = score
+                scored = _score_window(detector, piece, split, start, logit, words, cache)
+                if best is None or scored[0] > best[0]:
+                    best = scored
         if best is not None:
-            scores.append(best)
+            scores.append(WindowScore(best[0], piece.location, piece.techniques, _window_hash(best[1])))
     return scores
 
 

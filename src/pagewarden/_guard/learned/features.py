@@ -44,6 +44,7 @@ __all__ = [
     "combined_vector",
     "functional_vector",
     "ngrams",
+    "runtime_grams",
     "sentence_features",
     "sentence_grams",
     "sentences",
@@ -186,6 +187,13 @@ def tokenize(text: str) -> list[str]:
 def sentence_grams(tokens: Sequence[str]) -> set[str]:
     """The distinct 1- and 2-grams of one sentence: repeating a word does not repeat its weight."""
     return set(ngrams(tokens))
+
+
+def runtime_grams(tokens: Sequence[str]) -> set[str | tuple[str, str]]:
+    """``sentence_grams`` keyed as the runtime's weights are: bigrams as (word, word) tuples."""
+    grams: set[str | tuple[str, str]] = set(tokens)
+    grams.update(itertools.pairwise(tokens))
+    return grams
 
 
 def ngrams(tokens: Sequence[str]) -> list[str]:

@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import json
 import math
+import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -69,7 +70,9 @@ class Thresholds:
 class Detector:
     """A loaded detector artifact (immutable; shared by every guard call in the process)."""
 
-    vocabulary: Mapping[str, float]
+    # Unigrams keyed by the word, bigrams by a (word, word) tuple: hashing a tuple of two
+    # already-hashed strings is cheaper than building "a b" for every pair of a page.
+    weights: Mapping[str | tuple[str, str], float]
     ngram_intercept: float
     combiner: tuple[float, ...]
     combiner_intercept: float
@@ -77,18 +80,27 @@ class Detector:
     thresholds: Mapping[str, Thresholds]
     digest: str
 
-    def ngram_sum(self, grams: Iterable[str]) -> float:
+    def ngram_sum(self, grams: Iterable[str | tuple[str, str]]) -> float:
         """Sum of the weights of ``grams`` (unknown n-grams weigh nothing)."""
-        return sum(map(self.vocabulary.get, grams, repeat(0.0)))
+        return sum(map(self.weights.get, grams, repeat(0.0)))
+
+    def vocabulary(self) -> dict[str, float]:
+        """The n-gram weights keyed as shipped and trained (bigrams as ``"a b"``)."""
+        return {k if isinstance(k, str) else f"{k[0]} {k[1]}": v for k, v in self.weights.items()}
 
 
     def probability(self, ngram_logit: float, functional: Sequence[float], location: str) -> float:
         """The combiner's probability that the window instructs its reader."""
         vector = combined_vector(ngram_logit, functional, location)
-        total = self.combiner_intercept + math.fsum(w * x for w, x in zip(self.combiner, vector, strict=True))
+        total = self.combiner_intercept + sum(map(operator.mul, self.combiner, vector))
         return sigmoid(total)
 
 
+
+
+def _runtime_key(gram: str) -> str | tuple[str, str]:
+    first, space, second = gram.partition(" ")
+    return (first, second) if space else gram
 
 
 def parse_artifact(raw: bytes) -> Detector:
@@ -108,7 +120,7 @@ def parse_artifact(raw: bytes) -> Detector:
         thresholds = {name: Thresholds(float(t["warn"]), float(t["withhold"]))
                       for name, t in data["thresholds"].items()}
         return Detector(
-            vocabulary={str(k): float(v) for k, v in data["vocabulary"].items()},
+            weights={_runtime_key(str(k)): float(v) for k, v in data["vocabulary"].items()},
             ngram_intercept=float(data["ngram_intercept"]),
             combiner=tuple(float(w) for w in data["combiner"]),
             combiner_intercept=float(data["combiner_intercept"]),
