@@ -223,14 +223,16 @@ def learned() -> dict[str, Any]:
 
 
 _LOAD_PROBE = """
-import resource, time, json
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import json, time
+def rss():
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:")) / 1024
 import pagewarden._guard.learned.model as m
+before = rss()
 started = time.perf_counter()
 m.load_detector()
 elapsed = time.perf_counter() - started
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"load_ms": elapsed * 1000, "rss_added_mib": (after - before) / 1024}))
+print(json.dumps({"load_ms": elapsed * 1000, "rss_added_mib": rss() - before}))
 """
 
 
@@ -255,12 +257,17 @@ def _print_learned(results: dict[str, Any]) -> None:
     recall = val["attack_recall"]
     for group, row in sorted(recall.items(), key=lambda kv: kv[1]["flagged"]):
         print(f"  attack {group:58s} n={row['documents']:5d} flagged {row['flagged']:6.1%} "
-              f"withheld {row['withheld_model']:6.1%}")
+              f"withheld {row['withheld_model']:6.1%}  with the rules: flagged {row['flagged_with_rules']:6.1%}")
     worst = min(recall.items(), key=lambda kv: kv[1]["flagged"])
-    print(f"  worst attack fold: {worst[0]} {worst[1]['flagged']:.1%}")
+    worst_guard = min(recall.items(), key=lambda kv: kv[1]["flagged_with_rules"])
+    median = statistics.median(row["flagged"] for row in recall.values())
+    median_guard = statistics.median(row["flagged_with_rules"] for row in recall.values())
+    print(f"  worst attack fold: model {worst[0]} {worst[1]['flagged']:.1%}; with the rules "
+          f"{worst_guard[0]} {worst_guard[1]['flagged_with_rules']:.1%}; median fold: model {median:.1%}, "
+          f"with the rules {median_guard:.1%}")
     for group, row in sorted(val["benign_false_alarms"].items(), key=lambda kv: -kv[1]["flagged"]):
         print(f"  benign {group:58s} n={row['documents']:5d} flagged {row['flagged']:6.2%} "
-              f"withheld {row['withheld_model']:6.2%}")
+              f"withheld {row['withheld_model']:6.2%}  with the rules: flagged {row['flagged_with_rules']:6.2%}")
 
 
 def _print(results: dict[str, Any]) -> None:

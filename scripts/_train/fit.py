@@ -218,7 +218,7 @@ def check_vector_parity(table: WindowTable, logits: np.ndarray) -> None:
         assert np.allclose(matrix[row], runtime), row
 
 
-def empirical_gate(logits: np.ndarray, probs: np.ndarray, lowest_threshold: float, margin: float = 1.5) -> float:
+def empirical_gate(logits: np.ndarray, probs: np.ndarray, lowest_threshold: float, margin: float = 0.75) -> float:
     """An n-gram logit floor below which no training window reached ``lowest_threshold``, less ``margin``.
 
     A bound from the combiner's weights alone is far too loose to skip

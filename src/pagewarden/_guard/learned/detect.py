@@ -142,6 +142,13 @@ def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece]) -> list[Win
     only when some window needs them.
     """
     sliced = [_slices(piece.text) for piece in pieces]
+    # A normalized piece holds the lines a normalization step changed; its sentences whose
+    # tokens equal a sentence as written were already scored there, so only the rest is scored.
+    written = {tuple(tokens) for piece, slices in zip(pieces, sliced, strict=True) if not piece.techniques
+               for split in slices for tokens, _ in split}
+    sliced = [slices if not piece.techniques else
+              [kept for split in slices if (kept := [u for u in split if tuple(u[0]) not in written])]
+              for piece, slices in zip(pieces, sliced, strict=True)]
     candidates = [[(split, _candidates(detector, split)) for split in slices] for slices in sliced]
     if not any(found for per_piece in candidates for _, found in per_piece):
         return []

@@ -326,10 +326,9 @@ def window_sums(units: Sequence[Sentence], start: int) -> WindowSums:
     if len(group) == 1:
         unit = group[0]
         return WindowSums(len(unit.tokens), unit.cues, unit.marks, int(unit.imperative))
-    cues = [sum(column) for column in zip(*(unit.cues for unit in group), strict=True)]
-    marks = [any(column) for column in zip(*(unit.marks for unit in group), strict=True)]
-    return WindowSums(sum(len(u.tokens) for u in group), tuple(cues), tuple(marks),
-                      sum(u.imperative for u in group))
+    cues = tuple(map(sum, zip(*(unit.cues for unit in group), strict=True)))
+    marks = tuple(map(any, zip(*(unit.marks for unit in group), strict=True)))
+    return WindowSums(sum(len(u.tokens) for u in group), cues, marks, sum(u.imperative for u in group))
 
 
 def window_tokens(units: Sequence[Sentence], start: int) -> list[str]:
