@@ -27,6 +27,7 @@ from .segments import Segment
 
 __all__ = [
     "HIDDEN_TYPE_LOCATIONS", "MAX_REASON_CHARS", "ScanResult", "scan_segment", "scan_segment_full", "segment_hash",
+    "smuggled_text",
 ]
 
 HIDDEN_TYPE_LOCATIONS = frozenset({Location.HIDDEN, Location.COMMENT, Location.METADATA, Location.TEMPLATE})
@@ -41,6 +42,17 @@ _BOUNDARY = re.compile(r"\n|[.!?](?=\s|$)|[。！？]")
 def segment_hash(text: str) -> str:
     """First 16 hex digits of SHA-256 over the segment text (identifies it without quoting it)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# Unicode tag characters mirror ASCII but render as nothing ("ASCII smuggling"). A
+# subdivision flag (England, Scotland, Wales) uses a run of five or six; a longer
+# run is text a person cannot see, whatever it says.
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]{8,}")
+
+
+def smuggled_text(text: str) -> bool:
+    """Whether ``text`` holds a run of 8 or more Unicode tag characters (invisible text)."""
+    return not text.isascii() and _TAG_RUN.search(text) is not None
 
 
 def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
@@ -162,6 +174,9 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
     if benign_seen:
         findings.append(Finding("benign_mention", Severity.INFO, 0.7, location, (), digest,
                                 "context:benign_mention"))
+    if smuggled_text(segment.text):
+        findings.append(Finding("hidden_instruction", Severity.HIGH, 0.9, location, ("tag_characters_decoded",),
+                                digest or segment_hash(segment.text), "rule:invisible_tag_text"))
     changed = tuple((v.text, v.techniques) for v in normalized.variants[1:])
     return ScanResult(findings, normalized.exhausted, changed)
 
