@@ -38,7 +38,7 @@ from pagewarden._guard.learned.features import (
 
 from .corpus import Doc
 
-__all__ = ["Params", "WindowTable", "build_table", "fit_combiner", "fit_ngram", "windows_of"]
+__all__ = ["Params", "WindowTable", "build_table", "empirical_gate", "fit_combiner", "fit_ngram"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class Params:
     combiner_negatives: int = 40_000
     max_benign_windows_per_doc: int = 10
     folds: int = 8
-    gate_recall: float = 0.99
+    gate_margin: float = 0.75
     seed: int = 7
 
 
@@ -87,11 +87,6 @@ def _doc_windows(doc: Doc) -> list[tuple[int, str, list, list, set[int]]]:
             positive |= {-1 - w.start for w in found if w.start < start < w.start + WINDOW_SENTENCES}
         out.append((index, location, units, found, positive))
     return out
-
-
-def windows_of(doc: Doc) -> list[tuple[str, list, list]]:
-    """``(location, sentences, windows)`` per segment of ``doc``."""
-    return [(loc, units, found) for _, loc, units, found, _ in _doc_windows(doc)]
 
 
 def build_table(docs: Sequence[Doc], params: Params, vocabulary: dict[str, int] | None = None) -> WindowTable:
@@ -218,7 +213,7 @@ def check_vector_parity(table: WindowTable, logits: np.ndarray) -> None:
         assert np.allclose(matrix[row], runtime), row
 
 
-def empirical_gate(logits: np.ndarray, probs: np.ndarray, lowest_threshold: float, margin: float = 0.75) -> float:
+def empirical_gate(logits: np.ndarray, probs: np.ndarray, lowest_threshold: float, margin: float) -> float:
     """An n-gram logit floor below which no training window reached ``lowest_threshold``, less ``margin``.
 
     A bound from the combiner's weights alone is far too loose to skip

@@ -239,7 +239,7 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
             "withheld_model": round(float(np.mean(s >= balanced["withhold"])), _ROUND)}
         for g, s in sorted(benign_scores.items())
     }
-    gate_logit = empirical_gate(oof, probs, min(t["warn"] for t in thresholds.values()))
+    gate_logit = empirical_gate(oof, probs, min(t["warn"] for t in thresholds.values()), params.gate_margin)
     final_w, final_b = fit_ngram(table, everything, params)
     inverse = {i: g for g, i in table.vocabulary.items()}
     vocabulary = {inverse[i]: round(float(v), _ROUND) for i, v in enumerate(final_w) if abs(v) >= 5e-4}

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import threading
 from typing import Any, TextIO
 
 import anyio
@@ -23,7 +21,7 @@ from .._config import RENDER_MODES
 from .._errors import PagewardenError
 from .._ingest.cli import _positive, _reader_options, _seconds
 from .._ingest.files import JsonlSink, load_done_urls
-from .._ingest.progress import run_progress, summary_text
+from .._ingest.progress import run_interruptible, summary_text
 from .._ingest.robots_cache import RobotsCache
 from .._reader import AsyncReader
 from .api import map_read, page_record
@@ -183,24 +181,7 @@ async def _run(reader: AsyncReader, crawler: Crawler, args: argparse.Namespace, 
     async def emit(page: QueuedPage, outcome: Outcome) -> None:
         sink.write(page_record(page, outcome))
 
-    try:
-        async with anyio.create_task_group() as group:
-
-            async def watch_signals() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        stats.interrupted = True
-                        group.cancel_scope.cancel()
-                        return
-
-            if threading.current_thread() is threading.main_thread():
-                group.start_soon(watch_signals)
-            group.start_soon(lambda: run_progress(stats, err, interval=args.progress_interval))
-            await crawler.run(emit)
-            group.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await reader.aclose()
+    await run_interruptible(lambda: crawler.run(emit), reader, stats, err, interval=args.progress_interval)
 
 
 def run_map(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -23,9 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -41,7 +39,7 @@ from .._errors import PagewardenError
 from .._reader import AsyncReader
 from .._store import ReadStoreConfig
 from .files import JsonlSink, _open_input, count_inputs, input_lines, load_done_urls
-from .progress import run_progress, summary_text
+from .progress import run_interruptible, run_progress, summary_text
 from .records import parse_input_line
 from .robots_cache import RobotsCache
 from .runner import IngestOptions, IngestStats, ingest
@@ -253,25 +251,11 @@ async def _run(
     skip: set[str], stats: IngestStats, err: TextIO,
 ) -> None:
     robots = RobotsCache(reader.config) if args.robots == "respect" else None
-    try:
-        async with anyio.create_task_group() as group:
 
-            async def watch_signals() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        stats.interrupted = True
-                        group.cancel_scope.cancel()
-                        return
+    async def work() -> None:
+        await ingest(reader, input_lines(args.input), sink.write, options, robots=robots, skip=skip, stats=stats)
 
-            if threading.current_thread() is threading.main_thread():
-                group.start_soon(watch_signals)
-            group.start_soon(lambda: run_progress(stats, err, interval=args.progress_interval))
-            await ingest(reader, input_lines(args.input), sink.write, options, robots=robots, skip=skip, stats=stats)
-            group.cancel_scope.cancel()
-    finally:
-        # Shielded: on Ctrl-C the browser must still be closed before we exit.
-        with anyio.CancelScope(shield=True):
-            await reader.aclose()
+    await run_interruptible(work, reader, stats, err, interval=args.progress_interval)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,10 @@ so it never reads the counters while a worker changes them. Without a terminal
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TextIO
+import signal
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 import anyio
 
@@ -16,7 +19,7 @@ from .runner import IngestStats
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["format_duration", "run_progress", "status_line", "summary_text"]
+__all__ = ["format_duration", "run_interruptible", "run_progress", "status_line", "summary_text"]
 
 LIVE_INTERVAL = 0.25
 PLAIN_INTERVAL = 60.0
@@ -90,3 +93,37 @@ async def run_progress(stats: IngestStats, stream: TextIO, *, interval: float | 
         await anyio.sleep(interval or PLAIN_INTERVAL)
         stream.write(status_line(stats) + "\n")
         stream.flush()
+
+
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+async def run_interruptible(
+    work: Callable[[], Awaitable[object]], reader: _Closable, stats: IngestStats, err: TextIO, *,
+    interval: float | None,
+) -> None:
+    """Run ``work`` beside the progress display until it ends or SIGINT/SIGTERM arrives.
+
+    A signal (watched only on the main thread, where handlers can be set) marks
+    ``stats`` interrupted and cancels the work; the reader is closed whatever
+    happens, shielded, so Ctrl-C never leaves a browser behind.
+    """
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def watch_signals() -> None:
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        stats.interrupted = True
+                        group.cancel_scope.cancel()
+                        return
+
+            if threading.current_thread() is threading.main_thread():
+                group.start_soon(watch_signals)
+            group.start_soon(lambda: run_progress(stats, err, interval=interval))
+            await work()
+            group.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await reader.aclose()

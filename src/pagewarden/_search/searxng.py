@@ -36,21 +36,18 @@ instance that only runs Google, for example).
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import anyio
-
 from .._config import ReaderConfig
-from .._errors import InvalidInput, ParseChanged, RateLimited, Timeout, UpstreamHTTP
+from .._errors import InvalidInput, UpstreamHTTP
 from .._net.upstream import UpstreamProxy
 from .brave import _check_endpoint
 from .calling import check_name
-from .cooldown import parse_retry_after
-from .http import ApiResponse, api_get
+from .http import ApiResponse
+from .json_api import changed, get_json, json_payload
 from .normalize import MAX_PROVIDER_ITEMS
 from .types import RawHit, SearchQuery
 
@@ -110,64 +107,15 @@ class SearxngProvider:
             params.append(("engines", ",".join(self.engines)))
         return self.endpoint + "/search?" + urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
 
-    def _error(self, response: ApiResponse) -> Exception:
-        status = response.status
-        label = self.name[:60]
-        if status == 429:
-            return RateLimited(
-                f"search provider {label} is rate limiting",
-                reason="http_429",
-                status=status,
-                retry_after=parse_retry_after(response.header("retry-after")),
-                stage="search",
-            )
-        if status == 403:
-            return UpstreamHTTP(
-                f"search provider {label} refused the JSON format (enable it in settings.yml)",
-                reason="searxng_json_disabled",
-                status=status,
-                retryable=False,
-                stage="search",
-            )
-        if 300 <= status < 400:
-            return UpstreamHTTP(
-                f"search provider {label} answered with a redirect",
-                reason="unexpected_redirect",
-                status=status,
-                retryable=False,
-                stage="search",
-            )
-        return UpstreamHTTP(
-            f"search provider {label} answered HTTP {status}",
-            reason=f"http_{status}",
-            status=status,
-            retryable=status >= 500,
-            stage="search",
-        )
-
     def _parse(self, response: ApiResponse) -> list[RawHit]:
-        def changed(what: str) -> ParseChanged:
-            return ParseChanged(
-                f"search provider {self.name[:60]} answered {what}",
-                reason="unexpected_response",
-                retryable=True,
-                stage="search",
-            )
-
-        media = (response.header("content-type") or "").split(";")[0].strip().lower()
-        if media != "application/json" and not media.endswith("+json"):
-            raise changed("something that is not JSON")
-        try:
-            data: Any = json.loads(response.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise changed("malformed JSON") from None
+        data: Any = json_payload(self.name, response)
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list) or len(results) > MAX_PROVIDER_ITEMS:
-            raise changed("JSON of an unexpected shape")
+            raise changed(self.name, "JSON of an unexpected shape")
         hits: list[RawHit] = []
         for item in results:
             if not isinstance(item, dict) or not isinstance(item.get("url"), str):
-                raise changed("a result without a URL")
+                raise changed(self.name, "a result without a URL")
             title = item.get("title") if isinstance(item.get("title"), str) else ""
             snippet = item.get("content") if isinstance(item.get("content"), str) else ""
             hits.append(RawHit(url=item["url"], title=str(title), snippet=str(snippet)))
@@ -184,22 +132,14 @@ class SearxngProvider:
 
     async def search(self, query: SearchQuery, *, deadline: float) -> Sequence[RawHit]:
         """Query the instance; see the module docstring for the failure mapping."""
-        url = self._url(query)
-        left = min(self.timeout, deadline - anyio.current_time())
-        if left <= 0:
-            raise Timeout("no time left for the search", reason="provider_timeout", stage="search")
-        try:
-            with anyio.fail_after(left):
-                response = await api_get(
-                    url, headers=(("Accept", "application/json"),), config=self._config, max_bytes=self.max_bytes
-                )
-        except TimeoutError:
-            raise Timeout(
-                f"search provider {self.name[:60]} timed out", reason="provider_timeout", stage="search"
-            ) from None
-        if response.status != 200:
-            raise self._error(response)
+        response = await get_json(self.name, self._url(query), headers=(("Accept", "application/json"),),
+                                  config=self._config, timeout=self.timeout, max_bytes=self.max_bytes,
+                                  deadline=deadline, refusals=_REFUSALS)
         return self._parse(response)
+
+
+# Statuses SearXNG gives a meaning: the JSON format is switched off in the instance's settings.
+_REFUSALS = {403: ("refused the JSON format (enable it in settings.yml)", "searxng_json_disabled")}
 
 
 def _check_engines(engines: object) -> tuple[str, ...]:

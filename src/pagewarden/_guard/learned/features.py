@@ -49,7 +49,6 @@ __all__ = [
     "sentence_grams",
     "sentences",
     "split_sentences",
-    "tokenize",
     "topic_known",
     "topic_shift",
     "window_content",
@@ -177,11 +176,6 @@ FUNCTIONAL_NAMES: tuple[str, ...] = (
     "shift_x_imperative", "shift_x_second", "target_x_imperative", "letter_x_ai", "override_x_task",
     "second_x_imperative", "hidden_x_imperative", "hidden_x_second", "hidden_x_ai",
 )
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case word and punctuation tokens of ``text``."""
-    return _TOKEN.findall(text.lower())
 
 
 def sentence_grams(tokens: Sequence[str]) -> set[str]:
@@ -361,8 +355,8 @@ def topic_known(document_words: Counter[str]) -> bool:
 def windows(units: Sequence[Sentence], location: str, *, document_words: Counter[str] | None = None) -> list[Window]:
     """One window per sentence (up to ``WINDOW_SENTENCES`` sentences), with its functional features.
 
-    ``document_words`` counts the content words of the whole document (all
-    segments); when omitted, the units themselves are the document.
+    ``document_words`` counts the tokens of the whole document (all segments);
+    when omitted, the units themselves are the document.
     """
     if document_words is None:
         document_words = Counter()
