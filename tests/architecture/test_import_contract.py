@@ -16,7 +16,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 # (contract id, module of the copy, import added to it): one wrong import per contract.
 WRONG_IMPORTS = [
-    ("layers", "_config.py", "from pagewarden._search.run import run_search"),
+    ("layers", "_config/limits.py", "from pagewarden._search.run import run_search"),
     ("layers", "_net/urls.py", "from pagewarden._reader import AsyncReader"),
     ("leaves", "_guard/guard.py", "from pagewarden._net import fetch"),
     ("egress", "_egress/server.py", "from pagewarden._browser import render"),

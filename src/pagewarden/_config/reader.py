@@ -1,4 +1,4 @@
-"""Frozen, validated configuration.
+"""The reader's configuration (:class:`ReaderConfig`), its vocabularies and the per-call checks.
 
 Every value is checked once, when the object is built; afterwards the reader
 trusts it. There is no process-wide mutable policy: two readers with different
@@ -8,37 +8,39 @@ configs never influence each other.
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from ._browser_config import BrowserConfig
-from ._errors import InvalidInput
-from ._protocols import ContentGuard, IPAddress, Resolver
-from ._store.config import ReadStoreConfig
-from ._upstream_proxy import UpstreamProxy, check_search_egress, parse_proxy
+from .._browser_config import BrowserConfig
+from .._errors import InvalidInput
+from .._protocols import ContentGuard, Resolver
+from .._store.config import ReadStoreConfig
+from .._upstream_proxy import UpstreamProxy, check_search_egress, parse_proxy
+from .destinations import AllowedDestination, parse_allowed_destination
+from .limits import CacheConfig, Limits, check_int, check_seconds
 
 if TYPE_CHECKING:
-    from ._search_types import SearchProvider
+    from .._search_types import SearchProvider
 
 __all__ = [
     "DEFAULT_CONTENT_TYPES",
     "DEFAULT_GUARD_TIMEOUT",
-    "AllowedDestination",
-    "CacheConfig",
+    "GUARD_PROFILES",
+    "RENDER_MODES",
+    "REQUESTED_USES",
     "GuardProfile",
-    "Limits",
     "OnGuard",
     "ReaderConfig",
     "RenderMode",
     "RequestedUse",
+    "check_choice",
     "check_guard_timeout",
     "check_guards",
+    "check_max_characters",
     "check_search_provider",
-    "parse_allowed_destination",
+    "check_timeout",
 ]
 
 RenderMode = Literal["auto", "never", "always"]
@@ -64,143 +66,9 @@ DEFAULT_CONTENT_TYPES: frozenset[str] = frozenset(
 # move the failure from intake to extraction.
 READABLE_CONTENT_TYPES = DEFAULT_CONTENT_TYPES
 
-MAX_TIMEOUT = 300.0
-MAX_CACHE_ENTRIES = 10_000
-MAX_CACHE_TTL = 86_400.0
 DEFAULT_SEARCH_TIMEOUT = 10.0
 _MAX_PROVIDER_NAME_CHARS = 100
 _MEDIA_TYPE = re.compile(r"^[a-z0-9!#$&^_.+-]{1,64}/[a-z0-9!#$&^_.+-]{1,64}$")
-_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-
-
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{name} must be an integer in {low}..{high}", reason=f"invalid_{name}")
-    return value
-
-
-def _check_seconds(name: str, value: object, high: float = MAX_TIMEOUT) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidInput(f"{name} must be a number of seconds", reason=f"invalid_{name}")
-    seconds = float(value)
-    if not math.isfinite(seconds) or not 0 < seconds <= high:
-        raise InvalidInput(f"{name} must be in (0, {high:g}] seconds", reason=f"invalid_{name}")
-    return seconds
-
-
-@dataclass(frozen=True, slots=True)
-class AllowedDestination:
-    """One parsed ``unsafe_allow_destinations`` entry.
-
-    ``kind`` is ``"address"`` (an exact IP and port), ``"host"`` (an exact
-    host name and port) or ``"network"`` (every address of a CIDR block, any port).
-    """
-
-    kind: Literal["address", "host", "network"]
-    host: str | None = None
-    address: IPAddress | None = None
-    network: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
-    port: int | None = None
-
-    def allows_address(self, address: IPAddress, port: int) -> bool:
-        """Whether this entry lets a connection to ``address:port`` through."""
-        if self.kind == "network" and self.network is not None:
-            return address.version == self.network.version and address in self.network
-        if self.kind == "address":
-            return address == self.address and port == self.port
-        return False
-
-    def allows_host(self, host: str, port: int) -> bool:
-        """Whether this entry names exactly ``host:port``."""
-        return self.kind == "host" and host == self.host and port == self.port
-
-
-def parse_allowed_destination(entry: str) -> AllowedDestination:
-    """Parse ``ip:port``, ``[v6]:port``, ``host:port`` or a CIDR block."""
-    if not isinstance(entry, str) or not 0 < len(entry) <= 300:
-        raise InvalidInput("an allowed destination must be a short string", reason="invalid_destination")
-    text = entry.strip().lower()
-    if "/" in text:
-        try:
-            network = ipaddress.ip_network(text, strict=True)
-        except ValueError:
-            raise InvalidInput(
-                "an allowed network must be a canonical CIDR block such as 127.0.0.0/8",
-                reason="invalid_destination",
-            ) from None
-        return AllowedDestination(kind="network", network=network)
-    host, sep, port_text = text.rpartition(":")
-    if not sep or not port_text.isdigit() or not host:
-        raise InvalidInput(
-            "an allowed destination needs an explicit port: ip:port, [v6]:port or host:port",
-            reason="invalid_destination",
-        )
-    port = _check_int("destination_port", int(port_text), 1, 65535)
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        labels = host.rstrip(".").split(".")
-        if not all(_HOST_LABEL.match(label) for label in labels):
-            raise InvalidInput("an allowed host must be a plain DNS name", reason="invalid_destination") from None
-        return AllowedDestination(kind="host", host=".".join(labels), port=port)
-    return AllowedDestination(kind="address", address=address, port=port)
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Size and count limits of one read. Exceeding any is ``RESPONSE_TOO_LARGE``.
-
-    PDFs have limits of their own (``max_pdf_*``: the file on the wire and
-    decoded, pages, extracted characters) and are parsed in worker processes
-    (at most ``pdf_workers`` at once) capped at ``pdf_memory_bytes`` of address
-    space and ``pdf_cpu_seconds`` of CPU time per document; crossing those is
-    ``DOCUMENT_UNREADABLE``. See docs/pdf.md.
-    """
-
-    max_url_chars: int = 2_048
-    max_compressed_bytes: int = 2_000_000
-    max_decoded_bytes: int = 5_000_000
-    max_header_bytes: int = 65_536
-    max_header_count: int = 100
-    max_redirects: int = 5
-    max_dns_answers: int = 64
-    min_readable_chars: int = 80
-    max_links: int = 500
-    max_pdf_compressed_bytes: int = 20_000_000
-    max_pdf_decoded_bytes: int = 40_000_000
-    max_pdf_pages: int = 300
-    max_pdf_characters: int = 2_000_000
-    pdf_memory_bytes: int = 1_073_741_824
-    pdf_cpu_seconds: int = 30
-    pdf_workers: int = 2
-
-    def __post_init__(self) -> None:
-        _check_int("max_url_chars", self.max_url_chars, 16, 8_192)
-        _check_int("max_compressed_bytes", self.max_compressed_bytes, 1_024, 50_000_000)
-        _check_int("max_decoded_bytes", self.max_decoded_bytes, 1_024, 100_000_000)
-        if self.max_decoded_bytes < self.max_compressed_bytes:
-            raise InvalidInput(
-                "max_decoded_bytes must be at least max_compressed_bytes", reason="invalid_limits"
-            )
-        _check_int("max_header_bytes", self.max_header_bytes, 1_024, 1_048_576)
-        _check_int("max_header_count", self.max_header_count, 8, 1_000)
-        _check_int("max_redirects", self.max_redirects, 0, 20)
-        _check_int("max_dns_answers", self.max_dns_answers, 1, 1_024)
-        _check_int("min_readable_chars", self.min_readable_chars, 0, 100_000)
-        _check_int("max_links", self.max_links, 0, 10_000)
-        _check_int("max_pdf_compressed_bytes", self.max_pdf_compressed_bytes, 1_024, 200_000_000)
-        _check_int("max_pdf_decoded_bytes", self.max_pdf_decoded_bytes, 1_024, 200_000_000)
-        if self.max_pdf_decoded_bytes < self.max_pdf_compressed_bytes:
-            raise InvalidInput(
-                "max_pdf_decoded_bytes must be at least max_pdf_compressed_bytes", reason="invalid_limits"
-            )
-        _check_int("max_pdf_pages", self.max_pdf_pages, 1, 10_000)
-        _check_int("max_pdf_characters", self.max_pdf_characters, 1_000, 20_000_000)
-        _check_int("pdf_memory_bytes", self.pdf_memory_bytes, 268_435_456, 17_179_869_184)
-        _check_int("pdf_cpu_seconds", self.pdf_cpu_seconds, 1, 600)
-        _check_int("pdf_workers", self.pdf_workers, 1, 16)
 
 
 def check_guards(guards: object) -> tuple[ContentGuard, ...]:
@@ -242,45 +110,13 @@ def check_search_provider(provider: object) -> SearchProvider | None:
     return provider  # type: ignore[return-value]  # checked structurally above
 
 
-def _check_ttl(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidInput(f"{name} must be a number of seconds", reason=f"invalid_{name}")
-    seconds = float(value)
-    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_CACHE_TTL:
-        raise InvalidInput(f"{name} must be in [0, {MAX_CACHE_TTL:g}] seconds", reason=f"invalid_{name}")
-    return seconds
-
-
-@dataclass(frozen=True, slots=True)
-class CacheConfig:
-    """The reader's in-memory cache of search results and documents.
-
-    Attributes:
-        max_entries: the most entries kept per kind (search results,
-            documents), least recently used evicted first; 0..10,000. ``0``
-            turns the cache off, including the sharing of identical
-            concurrent requests.
-        search_ttl: seconds a search result stays fresh (0 stores none).
-        document_ttl: seconds a document stays fresh (0 stores none).
-    """
-
-    max_entries: int = 100
-    search_ttl: float = 30.0
-    document_ttl: float = 60.0
-
-    def __post_init__(self) -> None:
-        _check_int("max_entries", self.max_entries, 0, MAX_CACHE_ENTRIES)
-        object.__setattr__(self, "search_ttl", _check_ttl("search_ttl", self.search_ttl))
-        object.__setattr__(self, "document_ttl", _check_ttl("document_ttl", self.document_ttl))
-
-
 def check_guard_timeout(value: object) -> float:
     """Validate an extra guard's deadline in seconds."""
-    return _check_seconds("guard_timeout", value, MAX_GUARD_TIMEOUT)
+    return check_seconds("guard_timeout", value, MAX_GUARD_TIMEOUT)
 
 
 def _default_user_agent() -> str:
-    from ._version import __version__
+    from .._version import __version__
 
     return f"pagewarden/{__version__}"
 
@@ -366,7 +202,7 @@ class ReaderConfig:
     upstream_proxy: UpstreamProxy | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "timeout", _check_seconds("timeout", self.timeout))
+        object.__setattr__(self, "timeout", check_seconds("timeout", self.timeout))
         if not isinstance(self.limits, Limits):
             raise InvalidInput("limits must be a pagewarden.Limits", reason="invalid_limits")
         types = self.allowed_content_types
@@ -400,7 +236,7 @@ class ReaderConfig:
             raise InvalidInput("guard_profile must be balanced or strict", reason="invalid_profile")
         if self.default_render not in RENDER_MODES:
             raise InvalidInput("default_render must be auto, never or always", reason="invalid_render")
-        _check_int("max_characters", self.max_characters, 200, 100_000)
+        check_int("max_characters", self.max_characters, 200, 100_000)
         object.__setattr__(self, "guards", check_guards(self.guards))
         object.__setattr__(self, "guard_timeout", check_guard_timeout(self.guard_timeout))
         if self.on_guard not in ON_GUARD_MODES:
@@ -408,7 +244,7 @@ class ReaderConfig:
         if not isinstance(self.browser, BrowserConfig):
             raise InvalidInput("browser must be a pagewarden.BrowserConfig", reason="invalid_browser_config")
         object.__setattr__(self, "search", check_search_provider(self.search))
-        object.__setattr__(self, "search_timeout", _check_seconds("search_timeout", self.search_timeout))
+        object.__setattr__(self, "search_timeout", check_seconds("search_timeout", self.search_timeout))
         if not isinstance(self.cache, CacheConfig):
             raise InvalidInput("cache must be a pagewarden.CacheConfig", reason="invalid_cache_config")
         self._check_proxy_and_store()
@@ -437,12 +273,12 @@ class ReaderConfig:
 
 def check_timeout(value: object) -> float:
     """Validate a per-call timeout in seconds."""
-    return _check_seconds("timeout", value)
+    return check_seconds("timeout", value)
 
 
 def check_max_characters(value: object) -> int:
     """Validate a per-call ``max_characters``."""
-    return _check_int("max_characters", value, 200, 100_000)
+    return check_int("max_characters", value, 200, 100_000)
 
 
 def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
