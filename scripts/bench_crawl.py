@@ -152,8 +152,8 @@ def _rendered(routes: int) -> dict[str, Any]:
 def _ray(actors: int) -> dict[str, Any]:
     import ray
 
+    from pagewarden._apps.ray.crawl import ray_read
     from pagewarden._crawl.crawler import Crawler, CrawlOptions
-    from pagewarden._crawl.ray_read import ray_read
     from pagewarden._ingest.robots_cache import RobotsCache
     from pagewarden._reader import AsyncReader
 

@@ -41,12 +41,12 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import __version__
+from ._apps.crawl_cli import add_crawl_parsers, run_crawl, run_map
+from ._apps.ingest_cli import add_ingest_parser, run_ingest
 from ._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
 from ._config import RENDER_MODES, ReaderConfig
-from ._crawl.cli import add_crawl_parsers, run_crawl, run_map
 from ._document import Document
 from ._errors import ErrorCode, PagewardenError
-from ._ingest.cli import add_ingest_parser, run_ingest
 from ._report import top_findings
 from ._search.search_and_read import MAX_CONCURRENCY, SearchAndReadResult
 from ._search.types import TIME_RANGES, SearchProvider, SearchResults

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pagewarden._crawl import cli as crawl_cli
-from pagewarden._crawl.cli import add_crawl_parsers, run_crawl, run_map
+from pagewarden._apps import crawl_cli
+from pagewarden._apps.crawl_cli import add_crawl_parsers, run_crawl, run_map
 from pagewarden._ingest.files import JsonlSink
 from tests.crawl.sites import SiteServer, docs_site
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from pagewarden._ingest.cli import add_ingest_parser, run_ingest
+from pagewarden._apps.ingest_cli import add_ingest_parser, run_ingest
 from tests.ingest.site import article, build_site
 from tests.support.server import FixtureServer
 
@@ -115,7 +115,7 @@ def test_sigint_stops_cleanly_and_resume_completes(fixture_server: FixtureServer
     source = tmp_path / "in.txt"
     source.write_text("\n".join(site.pages) + "\n")
     out = tmp_path / "out.jsonl"
-    command = [sys.executable, "-m", "pagewarden._ingest.cli", str(source), "--out", str(out),
+    command = [sys.executable, "-m", "pagewarden._apps.ingest_cli", str(source), "--out", str(out),
                "--concurrency", "2", *_common(fixture_server)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True)

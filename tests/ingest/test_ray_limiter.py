@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from pagewarden import InvalidInput
-from pagewarden._ingest.ray_limiter import HostLeases
+from pagewarden._apps.ray.limiter import HostLeases
 
 pytestmark = pytest.mark.anyio
 

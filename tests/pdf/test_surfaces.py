@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import pagewarden
-from pagewarden._ingest.cli import add_ingest_parser, run_ingest
+from pagewarden._apps.ingest_cli import add_ingest_parser, run_ingest
 from pagewarden.cli import main
 from tests.browser.pool_support import AS_ROOT, chromium_available
 from tests.pdf.documents import CARRIERS, INJECTION, carrier_pdf, paper_pdf

@@ -1,7 +1,8 @@
 """Crawling a site from one start URL: frontier, canonical form, scope, traps, sitemaps, resume.
 
-Reuses :mod:`pagewarden._ingest` for records, robots.txt, per-host politeness,
-progress and the Ray actors. See docs/crawl.md.
+Reuses :mod:`pagewarden._ingest` for records, robots.txt, per-host politeness
+and progress. The ``crawl`` and ``map`` commands and crawl reads on Ray are in
+:mod:`pagewarden._apps`. See docs/crawl.md.
 """
 
 from .canon import Canonical, canonicalize

@@ -1,7 +1,9 @@
-"""Batch ingestion: records, robots.txt, politeness, the runner and the ``ingest`` command.
+"""Batch ingestion: records, robots.txt, politeness, input and output files, progress and the runner.
 
 The record functions (:mod:`.records`) are shared by the one-machine runner
-(:mod:`.runner`) and the Ray integration.
+(:mod:`.runner`) and the Ray engine. The ``ingest`` command and the Ray
+engine, which build readers, are applications above the reader
+(:mod:`pagewarden._apps`).
 """
 
 from .records import INPUT_ERROR_FIELD, document_record, failure_record, parse_input_line, read_record

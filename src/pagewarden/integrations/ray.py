@@ -1,7 +1,7 @@
 """Read a Ray Dataset of URLs on an actor pool (``pip install "pagewarden[ray]"``).
 
 :func:`read_dataset` maps the dataset's batches over a pool of reader actors
-(:class:`pagewarden._ingest.ray_actor.ReaderActor`); each actor owns one
+(:class:`pagewarden._apps.ray.actor.ReaderActor`); each actor owns one
 :class:`pagewarden.AsyncReader`, and so one pooled browser, for its whole life.
 The result is a Dataset with one output row per input row, in the same
 order within each batch: the input columns followed by the result columns
@@ -21,13 +21,13 @@ order within each batch: the input columns followed by the result columns
 ===============  ========  ==============================================
 
 Per-host politeness holds across actors through one shared limiter actor
-(:class:`pagewarden._ingest.ray_limiter.HostLeases`): see docs/ray.md for the
+(:class:`pagewarden._apps.ray.limiter.HostLeases`): see docs/ray.md for the
 choice and its trade-offs. :func:`ingest_with_ray` is the engine of
 ``pagewarden ingest --ray ADDRESS``.
 """
 
 from __future__ import annotations
 
-from .._ingest.ray_run import RESULT_COLUMNS, ingest_with_ray, read_dataset
+from .._apps.ray.engine import RESULT_COLUMNS, ingest_with_ray, read_dataset
 
 __all__ = ["RESULT_COLUMNS", "ingest_with_ray", "read_dataset"]

@@ -1,8 +1,8 @@
 """The Ray engine behind :mod:`pagewarden.integrations.ray` and ``pagewarden ingest --ray``.
 
 :func:`read_dataset` maps a Dataset's batches over a pool of reader actors
-(:class:`.ray_actor.ReaderActor`), with per-host politeness held by one
-shared limiter actor (:class:`.ray_limiter.HostLeases`); :func:`ingest_with_ray`
+(:class:`.actor.ReaderActor`), with per-host politeness held by one
+shared limiter actor (:class:`.limiter.HostLeases`); :func:`ingest_with_ray`
 reads an iterable of URLs with it and streams the records out. The public
 face, with the table of result columns, is :mod:`pagewarden.integrations.ray`.
 
@@ -27,11 +27,11 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, cast
 import ray
 import ray.data
 
-from .._config import RENDER_MODES, REQUESTED_USES, check_choice
-from .._errors import InvalidInput
-from .ray_actor import ActorSpec, ReaderActor
-from .ray_limiter import HostLeases
-from .ray_options import RESULT_COLUMNS, reader_config
+from ..._config import RENDER_MODES, REQUESTED_USES, check_choice
+from ..._errors import InvalidInput
+from .actor import ActorSpec, ReaderActor
+from .limiter import HostLeases
+from .options import RESULT_COLUMNS, reader_config
 
 if TYPE_CHECKING:
     from ray.data import Dataset
@@ -261,7 +261,7 @@ def ray_output_to(log_path: str | os.PathLike[str]) -> Iterator[TextIO]:
     Ray's C++ core and the processes it spawns write to descriptor 2
     directly, below Python's logging, so only moving the descriptor keeps
     them off the terminal. The yielded stream writes to the original stderr
-    (a terminal stays a terminal for :func:`~.progress.run_progress`); the
+    (a terminal stays a terminal for :func:`~pagewarden._ingest.progress.run_progress`); the
     descriptor is restored when the block ends, also on an exception.
     """
     sys.stderr.flush()

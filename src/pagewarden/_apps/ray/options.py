@@ -20,9 +20,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._browser.config import BrowserConfig
-from .._config import CacheConfig, Limits, ReaderConfig
-from .._errors import InvalidInput
+from ..._browser.config import BrowserConfig
+from ..._config import CacheConfig, Limits, ReaderConfig
+from ..._errors import InvalidInput
 
 __all__ = ["RESULT_COLUMNS", "reader_config", "record_columns"]
 

@@ -18,17 +18,17 @@ import anyio
 
 from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, proxy_options
 from .._config import RENDER_MODES
+from .._crawl.api import map_read, page_record
+from .._crawl.api import run_map as map_urls
+from .._crawl.crawler import Crawler, CrawlOptions, CrawlStats, Outcome, ReadFunction, local_read
+from .._crawl.frontier import QueuedPage, journal_path
+from .._crawl.scope import SCOPES
 from .._errors import PagewardenError
-from .._ingest.cli import _positive, _reader_options, _seconds
 from .._ingest.files import JsonlSink, load_done_urls
 from .._ingest.progress import run_interruptible, summary_text
 from .._ingest.robots_cache import RobotsCache
 from .._reader import AsyncReader
-from .api import map_read, page_record
-from .api import run_map as map_urls
-from .crawler import Crawler, CrawlOptions, CrawlStats, Outcome, ReadFunction, local_read
-from .frontier import QueuedPage, journal_path
-from .scope import SCOPES
+from .ingest_cli import _positive, _reader_options, _seconds
 
 __all__ = ["add_crawl_parsers", "run_crawl", "run_map"]
 
@@ -142,7 +142,7 @@ def run_crawl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         read: ReadFunction
         if args.ray:
             try:
-                from .ray_read import ray_read
+                from .ray.crawl import ray_read
             except ImportError:
                 return _usage(err, "crawl", "--ray needs the ray extra: pip install 'pagewarden[ray]'")
             read, closer = ray_read(args.ray, {**_reader_options(args), "max_characters": args.max_characters,

@@ -3,7 +3,7 @@
 The driver keeps the frontier, robots.txt and the per-host limiter (so
 politeness, ``Crawl-delay`` included, holds across the whole pool by
 construction: every read is dispatched from here). Each page is sent to the
-least busy of ``actors`` reader actors (:class:`~pagewarden._ingest.ray_actor.ReaderActor`,
+least busy of ``actors`` reader actors (:class:`~pagewarden._apps.ray.actor.ReaderActor`,
 one ``AsyncReader`` and one browser each) as a one-row table; the actor
 returns the record ``ingest`` would write, whose ``page_links`` feed the
 frontier. A redirect out of scope cannot be stopped inside an actor: the
@@ -21,13 +21,13 @@ from typing import Any
 import anyio
 import ray
 
-from .._document import PageLinks
-from .._errors import ContentInsufficient, PagewardenError, UnknownError
-from .._ingest.ray_actor import ActorSpec, ReaderActor
-from .._ingest.ray_options import reader_config
-from .crawler import Outcome, ReadFunction
-from .frontier import QueuedPage
-from .scope import Scope
+from ..._crawl.crawler import Outcome, ReadFunction
+from ..._crawl.frontier import QueuedPage
+from ..._crawl.scope import Scope
+from ..._document import PageLinks
+from ..._errors import ContentInsufficient, PagewardenError, UnknownError
+from .actor import ActorSpec, ReaderActor
+from .options import reader_config
 
 __all__ = ["CrawlReaderActor", "outcome_from_record", "ray_read"]
 

@@ -24,7 +24,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from .._errors import InvalidInput
+from ..._errors import InvalidInput
 
 __all__ = ["HostLeases"]
 

@@ -6,7 +6,7 @@ blocking portal, as :class:`pagewarden.Reader` does) for its whole life, so
 the reader, its browser and its robots.txt cache persist across batches; each
 batch's URLs are read concurrently on that loop, at most ``concurrency`` at a
 time, and every read first takes a lease from the shared per-host limiter
-(:mod:`pagewarden._ingest.ray_limiter`).
+(:mod:`pagewarden._apps.ray.limiter`).
 
 Closing: Ray Data calls the UDF's ``__del__`` when the pool ends gracefully,
 which closes the reader (and so Chromium); :meth:`ReaderActor.close` is the
@@ -27,18 +27,18 @@ from typing import Any
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from .._errors import InvalidInput
-from .._reader import AsyncReader
-from .hosts import host_key
-from .ray_options import RESULT_COLUMNS, reader_config, record_columns
-from .records import read_record
+from ..._errors import InvalidInput
+from ..._ingest.hosts import host_key
+from ..._ingest.records import read_record
+from ..._reader import AsyncReader
+from .options import RESULT_COLUMNS, reader_config, record_columns
 
 __all__ = ["ActorSpec", "ReaderActor"]
 
 
 @dataclass(frozen=True, slots=True)
 class ActorSpec:
-    """Everything an actor needs, in picklable form (see :mod:`.ray_options`).
+    """Everything an actor needs, in picklable form (see :mod:`.options`).
 
     ``limiter`` is the Ray actor handle of the shared :class:`HostLeases`
     (``None``: no cross-actor limit, used only by unit tests).
@@ -74,7 +74,7 @@ class ReaderActor:
 
     async def _make_robots(self) -> Any:
         # Built on the actor's loop: the cache's locks belong to that loop.
-        from .robots_cache import RobotsCache
+        from ..._ingest.robots_cache import RobotsCache
 
         return RobotsCache(self._reader.config)
 

@@ -36,13 +36,13 @@ import anyio.to_thread
 from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
 from .._config import RENDER_MODES, CacheConfig
 from .._errors import PagewardenError
+from .._ingest.files import JsonlSink, _open_input, count_inputs, input_lines, load_done_urls
+from .._ingest.progress import run_interruptible, run_progress, summary_text
+from .._ingest.records import parse_input_line
+from .._ingest.robots_cache import RobotsCache
+from .._ingest.runner import IngestOptions, IngestStats, ingest
 from .._reader import AsyncReader
 from .._store import ReadStoreConfig
-from .files import JsonlSink, _open_input, count_inputs, input_lines, load_done_urls
-from .progress import run_interruptible, run_progress, summary_text
-from .records import parse_input_line
-from .robots_cache import RobotsCache
-from .runner import IngestOptions, IngestStats, ingest
 
 __all__ = ["add_ingest_parser", "main", "run_ingest"]
 
@@ -188,7 +188,7 @@ def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats
     try:
         import ray
 
-        from .ray_run import ray_output_to, start_ray_quietly
+        from .ray.engine import ray_output_to, start_ray_quietly
     except ImportError:
         return _usage(err, "--ray needs the ray extra: pip install 'pagewarden[ray]'")
     # Ray's own output (its loggers, its C++ core, the processes it spawns) goes to a log beside OUT,
@@ -214,7 +214,7 @@ def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats
 async def _read_on_ray(
     args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats: IngestStats, progress: TextIO
 ) -> None:
-    from .ray_run import ingest_with_ray
+    from .ray.engine import ingest_with_ray
 
     def take(record: dict[str, Any]) -> None:
         sink.write(record)
@@ -259,7 +259,7 @@ async def _run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``ingest`` alone (``python -m pagewarden._ingest.cli INPUT --out OUT ...``); returns the exit code."""
+    """Run ``ingest`` alone (``python -m pagewarden._apps.ingest_cli INPUT --out OUT ...``); returns the exit code."""
     parser = argparse.ArgumentParser(prog="pagewarden")
     commands = parser.add_subparsers(dest="command", required=True)
     add_ingest_parser(commands)
