@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import pagewarden
-from pagewarden._pdf.extract import MAX_COVER_CANDIDATES
+from pagewarden._pdf.page import MAX_COVER_CANDIDATES
 from tests.pdf.documents import BENIGN, BODY, CARRIERS, INJECTION, Carrier, carrier_pdf, table_pdf
 from tests.support.server import FixtureServer
 

@@ -79,7 +79,7 @@ def test_covered(box: tuple[float, float, float, float], covers: list[tuple[floa
 def _facts(**changes: Any) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "page_count": 1, "encrypted": False, "metadata": {}, "outline": [], "attachments": [], "javascript": [],
-        "pages": [{"lines": [{"t": "text", "s": 10, "x0": 0, "x1": 1, "y0": 0, "y1": 1}], "hidden": [],
+        "pages": [{"lines": [["text", 10, 0, 1, 0, 1]], "hidden": [],
                    "annotations": [], "links": []}],
     }
     facts.update(changes)
@@ -88,8 +88,8 @@ def _facts(**changes: Any) -> dict[str, Any]:
 
 INVALID_FACTS = [
     {"pages": "not a list"},
-    {"pages": [{"lines": [{"t": 5, "s": 10, "x0": 0, "x1": 1, "y0": 0, "y1": 1}], "hidden": [], "annotations": [],
-                "links": []}]},
+    {"pages": [{"lines": [[5, 10, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
+    {"pages": [{"lines": [["text", 10, 0, 1, 0]], "hidden": [], "annotations": [], "links": []}]},
     {"pages": [{"lines": [], "hidden": [["made_up_technique", "x"]], "annotations": [], "links": []}]},
     {"pages": [{"lines": [], "hidden": [], "annotations": [["pdf_annotation_contents"]], "links": []}]},
     {"metadata": {"Title": 3}},

@@ -91,10 +91,11 @@ def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
 
 
 def _line(value: Any) -> Line:
-    if not isinstance(value, dict):
+    # [text, size, x0, x1, y0, y1]
+    if not isinstance(value, list) or len(value) != 6:
         raise _Invalid
-    return Line(_str(value["t"]), _num(value["s"]), _num(value["x0"]), _num(value["x1"]), _num(value["y0"]),
-                _num(value["y1"]))
+    text, size, x0, x1, y0, y1 = value
+    return Line(_str(text), _num(size), _num(x0), _num(x1), _num(y0), _num(y1))
 
 
 def _page(number: int, value: Any) -> PageFacts:

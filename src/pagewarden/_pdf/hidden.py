@@ -114,6 +114,8 @@ def contains(outer: Box, x: float, y: float) -> bool:
 
 def box_outside(box: Box, visible: Box) -> bool:
     """Whether (most of) ``box`` lies outside the visible page box."""
+    if visible[0] <= box[0] and box[2] <= visible[2] and visible[1] <= box[1] and box[3] <= visible[3]:
+        return False
     return intersection_ratio(box, visible) < INSIDE_RATIO
 
 
@@ -122,8 +124,9 @@ def covered_by(box: Box, covers: Sequence[Box]) -> bool:
     return any(intersection_ratio(box, cover) >= COVER_RATIO for cover in covers)
 
 
-def _close(colour: tuple[int, int, int], background: tuple[int, int, int]) -> bool:
-    return max(abs(a - b) for a, b in zip(colour, background, strict=True)) <= COLOUR_TOLERANCE
+def _close(colour: tuple[int, int, int, int], background: tuple[int, int, int]) -> bool:
+    return (abs(colour[0] - background[0]) <= COLOUR_TOLERANCE and abs(colour[1] - background[1]) <= COLOUR_TOLERANCE
+            and abs(colour[2] - background[2]) <= COLOUR_TOLERANCE)
 
 
 def classify_object(paint: Paint) -> str | None:
@@ -138,7 +141,7 @@ def classify_object(paint: Paint) -> str | None:
     colour = paint.stroke if paint.mode in STROKE_ONLY_MODES else paint.fill
     if colour[3] == 0:
         return "pdf_transparent"
-    if paint.background is not None and _close(colour[:3], paint.background):
+    if paint.background is not None and _close(colour, paint.background):
         return "pdf_colour_matches_background"
     if 0.0 <= paint.size < MIN_FONT_SIZE:
         return "pdf_tiny_font"

@@ -1,0 +1,148 @@
+"""PDFium calls for the worker's readers, on plain addresses instead of typed pointers.
+
+pypdfium2's raw bindings declare every handle as a typed pointer, so each call
+converts its arguments, and each returned handle is a new pointer object. A
+page walk makes a few calls per object (hundreds per page), and that
+conversion was most of its cost. The same C functions are declared here again
+with ``c_void_p`` handles: a handle is an ``int``, compared and hashed for free.
+Only functions the worker calls once per object or per glyph are redeclared;
+everything else goes through pypdfium2 as usual.
+
+Out-parameters are kept in one :class:`Out` per page and read right after each
+call (the worker is single-threaded).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+import pypdfium2.raw as raw
+
+__all__ = ["MAX_STRING_BYTES", "Box", "Matrix", "Out", "address", "wide_string"]
+
+MAX_STRING_BYTES = 1 << 20
+
+Box = tuple[float, float, float, float]  # left, bottom, right, top (page space)
+Matrix = tuple[float, float, float, float, float, float]
+
+_P = ctypes.c_void_p
+_F = ctypes.POINTER(ctypes.c_float)
+_D = ctypes.POINTER(ctypes.c_double)
+_U = ctypes.POINTER(ctypes.c_uint)
+_I = ctypes.POINTER(ctypes.c_int)
+
+
+def _redeclare(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
+    pointer = ctypes.cast(getattr(raw, name), ctypes.c_void_p).value
+    if pointer is None:
+        raise ImportError(f"PDFium has no {name}")
+    return ctypes.CFUNCTYPE(restype, *argtypes)(pointer)
+
+
+count_objects = _redeclare("FPDFPage_CountObjects", ctypes.c_int, _P)
+get_object = _redeclare("FPDFPage_GetObject", _P, _P, ctypes.c_int)
+form_count_objects = _redeclare("FPDFFormObj_CountObjects", ctypes.c_int, _P)
+form_get_object = _redeclare("FPDFFormObj_GetObject", _P, _P, ctypes.c_ulong)
+object_type = _redeclare("FPDFPageObj_GetType", ctypes.c_int, _P)
+object_bounds = _redeclare("FPDFPageObj_GetBounds", ctypes.c_int, _P, _F, _F, _F, _F)
+object_matrix = _redeclare("FPDFPageObj_GetMatrix", ctypes.c_int, _P, ctypes.POINTER(raw.FS_MATRIX))
+fill_colour = _redeclare("FPDFPageObj_GetFillColor", ctypes.c_int, _P, _U, _U, _U, _U)
+stroke_colour = _redeclare("FPDFPageObj_GetStrokeColor", ctypes.c_int, _P, _U, _U, _U, _U)
+count_marks = _redeclare("FPDFPageObj_CountMarks", ctypes.c_int, _P)
+text_render_mode = _redeclare("FPDFTextObj_GetTextRenderMode", ctypes.c_int, _P)
+font_size = _redeclare("FPDFTextObj_GetFontSize", ctypes.c_int, _P, _F)
+path_draw_mode = _redeclare("FPDFPath_GetDrawMode", ctypes.c_int, _P, _I, _I)
+path_count_segments = _redeclare("FPDFPath_CountSegments", ctypes.c_int, _P)
+count_chars = _redeclare("FPDFText_CountChars", ctypes.c_int, _P)
+page_text = _redeclare("FPDFText_GetText", ctypes.c_int, _P, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+char_owner = _redeclare("FPDFText_GetTextObject", _P, _P, ctypes.c_int)
+char_unicode = _redeclare("FPDFText_GetUnicode", ctypes.c_uint, _P, ctypes.c_int)
+char_box = _redeclare("FPDFText_GetCharBox", ctypes.c_int, _P, ctypes.c_int, _D, _D, _D, _D)
+
+
+def address(handle: Any) -> int:
+    """The address behind a pypdfium2 handle (a raw pointer or a helper object's ``.raw``)."""
+    return ctypes.cast(getattr(handle, "raw", handle), ctypes.c_void_p).value or 0
+
+
+class Out:
+    """Reusable out-parameters for the calls above."""
+
+    __slots__ = (
+        "_colour",
+        "_doubles",
+        "_floats",
+        "_ints",
+        "_matrix",
+        "_size",
+        "colour_args",
+        "double_args",
+        "float_args",
+        "int_args",
+        "matrix_arg",
+        "size_arg",
+    )
+
+    def __init__(self) -> None:
+        self._floats = [ctypes.c_float() for _ in range(4)]
+        self._doubles = [ctypes.c_double() for _ in range(4)]
+        self._colour = [ctypes.c_uint() for _ in range(4)]
+        self._ints = [ctypes.c_int() for _ in range(2)]
+        self._size = ctypes.c_float()
+        self._matrix = raw.FS_MATRIX()
+        self.float_args = tuple(ctypes.byref(value) for value in self._floats)
+        self.double_args = tuple(ctypes.byref(value) for value in self._doubles)
+        self.colour_args = tuple(ctypes.byref(value) for value in self._colour)
+        self.int_args = tuple(ctypes.byref(value) for value in self._ints)
+        self.size_arg = ctypes.byref(self._size)
+        self.matrix_arg = ctypes.byref(self._matrix)
+
+    def bounds(self, handle: int) -> Box | None:
+        """The object's box in its own space (forms' matrices not applied)."""
+        if not object_bounds(handle, *self.float_args):
+            return None
+        left, bottom, right, top = self._floats
+        return (left.value, bottom.value, right.value, top.value)
+
+    def matrix(self, handle: int) -> Matrix | None:
+        """The object's matrix, ``None`` when PDFium has none."""
+        if not object_matrix(handle, self.matrix_arg):
+            return None
+        m = self._matrix
+        return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+    def colour(self, getter: Callable[..., int], handle: int) -> tuple[int, int, int, int]:
+        """Fill or stroke colour as (r, g, b, alpha); opaque black when PDFium has none."""
+        if not getter(handle, *self.colour_args):
+            return (0, 0, 0, 255)
+        r, g, b, a = self._colour
+        return (r.value, g.value, b.value, a.value)
+
+    def font_size(self, handle: int) -> float:
+        """The nominal font size of a text object (0 when unknown)."""
+        return self._size.value if font_size(handle, self.size_arg) else 0.0
+
+    def draw_mode(self, handle: int) -> tuple[int, int] | None:
+        """A path's fill mode and stroke flag."""
+        if not path_draw_mode(handle, *self.int_args):
+            return None
+        return (self._ints[0].value, self._ints[1].value)
+
+    def char_box(self, textpage: int, index: int) -> Box | None:
+        """A glyph's box on the text page."""
+        if not char_box(textpage, index, *self.double_args):
+            return None
+        left, right, bottom, top = self._doubles
+        return (left.value, bottom.value, right.value, top.value)
+
+
+def wide_string(call: Callable[..., int], *args: Any) -> str:
+    """A UTF-16 string out of a PDFium getter that reports its size in bytes when given no buffer."""
+    needed = call(*args, None, 0)
+    if needed <= 2 or needed > MAX_STRING_BYTES:
+        return ""
+    buffer = ctypes.create_string_buffer(needed)
+    call(*args, ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)), needed)
+    return buffer.raw[:needed].decode("utf-16-le", "replace").rstrip("\x00")
