@@ -1,28 +1,39 @@
-"""PDF benchmark: pagewarden ``read()`` of PDFs against the bare library call, and the candidate libraries.
+"""PDF benchmark: pagewarden's PDF path and ``read()`` against the bare library call, and the candidate libraries.
 
 PDFs are generated from the article corpus's ground-truth bodies (or generated
 articles when the corpus is missing) with reportlab: a title, then the body in
 10 pt Helvetica, alternately one and two columns, so the source text of every
 PDF is known exactly. All are served from one loopback server.
 
-Sides, per document, alternating which goes first, after a warm-up:
+Two passes, each comparing two sides per document, alternating which goes
+first, best of ``--repeat`` runs after a warm-up:
 
-(a) baseline: a reused ``httpx.Client`` GET, then pypdfium2 in-process
-    (``PdfDocument`` and each page's ``get_textpage().get_text_range()``):
-    the bare library call, no worker, no hidden-text analysis, no guard;
-(b) pagewarden: ``AsyncReader(...).read(url, render="never")`` on one
-    long-lived reader (document cache off): the worker process, hidden-text
-    analysis, guard, layout and safe Markdown.
+``path`` (the issue's measure: the PDF path against the bare library call, like with like):
+    (a) baseline: pypdfium2 in-process on the bytes (``PdfDocument`` and each
+        page's ``get_textpage().get_text_range()``): no worker, no hidden-text
+        analysis, no guard;
+    (b) pagewarden: ``read_pdf`` on the same bytes, what ``read()`` runs for a
+        PDF once it has the body: the worker process (kept between documents),
+        per-object hidden-text analysis, layout, guard, safe Markdown.
+``read`` (what a caller sees, HTTP on both sides):
+    (a) a reused ``httpx.Client`` GET, then the bare call;
+    (b) ``AsyncReader(...).read(url, render="never")`` on one long-lived
+        reader (document cache off): the SSRF-safe transport, then the PDF path.
+
+Each (b) is also given without the guard: each run's time less the time the
+guard took (``PdfRead.guard_seconds``, ``fetch.timings.guard``), so the
+guard's share is reported apart from the PDF path's.
 
 Then, for the choice of library, each candidate's bare text extraction of the
 same bytes in-process (pypdfium2, pypdf, pdfminer.six, pdfplumber; those not
 installed are listed as missing), and whether each leaks the hidden-text
 carriers of the test suite into its text.
 
-Printed: per-page median and p90 of (a) and (b), their ratio, text quality
-against the source (4-gram shingle F1, ``_bench/metrics.py``), refusals by
-code and reason, the process's peak RSS and the PDF worker's peak RSS.
-Usage: ``scripts/bench pdf [--json] [--limit N] [--generated] [--corpus DIR]``.
+Printed: per pass, per-page median and p90 of (a), (b) and (b) without the
+guard, both ratios against (a), text quality against the source (4-gram
+shingle F1, ``_bench/metrics.py``), refusals by code and reason, the PDF
+worker's peak RSS; the bench process's peak RSS; the load average.
+Usage: ``scripts/bench pdf [--json] [--limit N] [--repeat N] [--generated] [--corpus DIR] [--skip-libraries]``.
 """
 
 from __future__ import annotations
@@ -41,7 +52,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +70,10 @@ from _bench.metrics import percentile, quality
 from _bench.server import serve_routes
 
 import pagewarden
+from pagewarden._pdf import PdfWorkers, read_pdf
 
 WARMUP = 3
+USE = "answer_with_citation"
 RATIO_TARGET = 1.3
 FONT, SIZE, LEADING = "Helvetica", 10, 13
 WIDTH, HEIGHT = A4
@@ -192,13 +205,10 @@ def compare_libraries(documents: list[tuple[str, bytes, int, str]]) -> dict[str,
     return results
 
 
-def _worker_peak_kib(reader: pagewarden.AsyncReader) -> int | None:
-    # The bench reads the worker's high-water mark through the reader's private read path.
-    workers = reader._reads.pdf
-    if workers is None:
-        return None
+def _worker_peak_mib(workers: PdfWorkers | None) -> float | None:
+    # The workers' high-water mark, read through the pool's private list of idle workers.
     peaks = []
-    for process in workers._idle:
+    for process in workers._idle if workers is not None else ():
         try:
             status = Path(f"/proc/{process.pid}/status").read_text()
         except OSError:
@@ -206,7 +216,57 @@ def _worker_peak_kib(reader: pagewarden.AsyncReader) -> int | None:
         for line in status.splitlines():
             if line.startswith("VmHWM:"):
                 peaks.append(int(line.split()[1]))
-    return max(peaks) if peaks else None
+    return round(max(peaks) / 1024, 1) if peaks else None
+
+
+# A side of a comparison: (url, pdf bytes) -> (text, seconds of it spent in the guard).
+Side = Callable[[str, bytes], Awaitable[tuple[str, float]]]
+
+
+async def compare(documents: list[tuple[str, bytes, int, str]], base: str, baseline: Side, ours: Side,
+                  repeat: int) -> dict[str, Any]:
+    """Per-page times (best of ``repeat``, alternating which side goes first), quality and refusals of two sides."""
+    for doc_id, pdf, *_ in documents[:WARMUP]:
+        await baseline(f"{base}/{doc_id}.pdf", pdf)
+        with contextlib.suppress(pagewarden.PagewardenError):
+            await ours(f"{base}/{doc_id}.pdf", pdf)
+    times: dict[str, list[float]] = {"baseline": [], "pagewarden": [], "without_guard": []}
+    pairs: dict[str, list[tuple[str, str]]] = {"baseline": [], "pagewarden": []}
+    refused: Counter[str] = Counter()
+    for index, (doc_id, pdf, count, source) in enumerate(documents):
+        url = f"{base}/{doc_id}.pdf"
+        sides = (("baseline", baseline), ("pagewarden", ours))
+        for name, side in sides if index % 2 == 0 else sides[::-1]:
+            best, best_unguarded, text = float("inf"), float("inf"), ""
+            for _ in range(repeat):
+                started = time.perf_counter()
+                try:
+                    text, guard_seconds = await side(url, pdf)
+                except pagewarden.PagewardenError as error:
+                    refused[f"{error.code}:{error.reason}"] += 1
+                    break
+                elapsed = time.perf_counter() - started
+                best = min(best, elapsed)
+                # Without the guard: the same run less the time the guard took.
+                best_unguarded = min(best_unguarded, elapsed - guard_seconds)
+            if best == float("inf"):
+                continue
+            times[name].append(best / count)
+            pairs[name].append((source, text))
+            if name == "pagewarden":
+                times["without_guard"].append(best_unguarded / count)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    out: dict[str, Any] = {
+        name: {"per_page_ms_median": round(medians[name] * 1000, 3),
+               "per_page_ms_p90": round(percentile(values, 0.9) * 1000, 3)}
+        for name, values in times.items()
+    }
+    for name, side_pairs in pairs.items():
+        out[name]["quality"] = quality(side_pairs).to_dict()
+    out["pagewarden"]["refused"] = dict(refused)
+    out["ratio_median"] = round(medians["pagewarden"] / medians["baseline"], 3)
+    out["ratio_without_guard_median"] = round(medians["without_guard"] / medians["baseline"], 3)
+    return out
 
 
 async def run(args: argparse.Namespace, client: httpx.Client) -> dict[str, Any]:
@@ -217,75 +277,44 @@ async def run(args: argparse.Namespace, client: httpx.Client) -> dict[str, Any]:
         body = by_path.get(path)
         return None if body is None else ("application/pdf", body)
 
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {"documents": len(documents),
+                               "pages": sum(count for _id, _pdf, count, _source in documents)}
     with serve_routes(route, name="bench-pdf") as port:
         base = f"http://127.0.0.1:{port}"
         reader = pagewarden.AsyncReader(
             unsafe_allow_destinations=(f"127.0.0.1:{port}",), cache=pagewarden.CacheConfig(max_entries=0),
         )
+        config = reader._config
+        workers = PdfWorkers(max_workers=config.limits.pdf_workers, memory_bytes=config.limits.pdf_memory_bytes)
         try:
-            async def ours(url: str) -> str:
-                document = await reader.read(url, render="never", max_characters=100_000)
-                return document.text
+            async def bare_bytes(_url: str, pdf: bytes) -> tuple[str, float]:
+                return bare_pdfium(pdf), 0.0
 
-            def theirs(url: str) -> str:
-                response = client.get(url)
-                return bare_pdfium(response.content)
+            async def path_bytes(url: str, pdf: bytes) -> tuple[str, float]:
+                # The PDF path alone, on the same bytes: worker, hidden text, layout, guard, safe Markdown.
+                outcome = await read_pdf(pdf, url=url, config=config, requested_use=USE, max_characters=100_000,
+                                         workers=workers)
+                return outcome.rendered.text, outcome.guard_seconds
 
-            for doc_id, *_ in documents[:WARMUP]:
-                theirs(f"{base}/{doc_id}.pdf")
-                with contextlib.suppress(pagewarden.PagewardenError):
-                    await ours(f"{base}/{doc_id}.pdf")
-            base_times: list[float] = []
-            our_times: list[float] = []
-            base_pairs, our_pairs = [], []
-            refused: Counter[str] = Counter()
-            for index, (doc_id, _pdf, count, source) in enumerate(documents):
-                url = f"{base}/{doc_id}.pdf"
-                order = (0, 1) if index % 2 == 0 else (1, 0)
-                for side in order:
-                    best_base, best_ours = float("inf"), float("inf")
-                    for _ in range(args.repeat):
-                        started = time.perf_counter()
-                        if side == 0:
-                            text = theirs(url)
-                            best_base = min(best_base, time.perf_counter() - started)
-                        else:
-                            try:
-                                text = await ours(url)
-                            except pagewarden.PagewardenError as error:
-                                refused[f"{error.code}:{error.reason}"] += 1
-                                text = ""
-                                break
-                            best_ours = min(best_ours, time.perf_counter() - started)
-                    if side == 0:
-                        base_times.append(best_base / count)
-                        base_pairs.append((source, text))
-                    elif best_ours != float("inf"):
-                        our_times.append(best_ours / count)
-                        our_pairs.append((source, text))
-            worker_peak = _worker_peak_kib(reader)
+            async def bare_http(url: str, _pdf: bytes) -> tuple[str, float]:
+                # The bare side's own blocking client, as a caller without pagewarden would use it.
+                return bare_pdfium(client.get(url).content), 0.0  # noqa: ASYNC212
+
+            async def read_http(url: str, _pdf: bytes) -> tuple[str, float]:
+                document = await reader.read(url, render="never", max_characters=100_000, requested_use=USE)
+                return document.text, document.fetch.timings.guard
+
+            results["path"] = await compare(documents, base, bare_bytes, path_bytes, args.repeat)
+            results["path"]["worker_peak_rss_mib"] = _worker_peak_mib(workers)
+            results["read"] = await compare(documents, base, bare_http, read_http, args.repeat)
+            results["read"]["worker_peak_rss_mib"] = _worker_peak_mib(reader._reads.pdf)
         finally:
+            await workers.aclose()
             await reader.aclose()
-    base_median, our_median = statistics.median(base_times), statistics.median(our_times)
-    results["documents"] = len(documents)
-    results["pages"] = sum(count for _id, _pdf, count, _source in documents)
-    results["baseline"] = {
-        "per_page_ms_median": round(base_median * 1000, 3),
-        "per_page_ms_p90": round(percentile(base_times, 0.9) * 1000, 3),
-        "quality": quality(base_pairs).to_dict(),
-    }
-    results["pagewarden"] = {
-        "per_page_ms_median": round(our_median * 1000, 3),
-        "per_page_ms_p90": round(percentile(our_times, 0.9) * 1000, 3),
-        "quality": quality(our_pairs).to_dict(),
-        "refused": dict(refused),
-    }
-    results["ratio_median"] = round(our_median / base_median, 3)
     results["ratio_target"] = RATIO_TARGET
     results["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    results["worker_peak_rss_mib"] = None if worker_peak is None else round(worker_peak / 1024, 1)
-    results["libraries"] = compare_libraries(documents)
+    results["load_average"] = [round(value, 2) for value in os.getloadavg()]
+    results["libraries"] = {} if args.skip_libraries else compare_libraries(documents)
     results["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(),
                           "date": datetime.date.today().isoformat()}
     return results
@@ -298,20 +327,27 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per document and side; the best counts")
     parser.add_argument("--generated", action="store_true", help="generated articles instead of the corpus")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--skip-libraries", action="store_true", help="leave out the candidate libraries' pass")
     args = parser.parse_args()
     with httpx.Client(trust_env=False) as client:
         results = asyncio.run(run(args, client))
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"pdf: {results['documents']} documents, {results['pages']} pages")
-    for side in ("baseline", "pagewarden"):
-        data = results[side]
-        print(f"  {side:11} per page median {data['per_page_ms_median']:.2f} ms, p90 {data['per_page_ms_p90']:.2f} ms,"
-              f" F1 {data['quality']['f1']:.3f}")
-    print(f"  ratio {results['ratio_median']:.2f}x (target <= {RATIO_TARGET}x);"
-          f" refused {results['pagewarden']['refused']}")
-    print(f"  peak RSS: bench process {results['peak_rss_mib']} MiB, PDF worker {results['worker_peak_rss_mib']} MiB")
+    print(f"pdf: {results['documents']} documents, {results['pages']} pages;"
+          f" load average {results['load_average']}")
+    for name, title in (("path", "the PDF path on the same bytes"), ("read", "read() over loopback HTTP")):
+        data = results[name]
+        print(f"  {title}:")
+        for side in ("baseline", "pagewarden", "without_guard"):
+            figures = data[side]
+            f1 = f", F1 {figures['quality']['f1']:.3f}" if "quality" in figures else ""
+            print(f"    {side:13} per page median {figures['per_page_ms_median']:.2f} ms,"
+                  f" p90 {figures['per_page_ms_p90']:.2f} ms{f1}")
+        print(f"    ratio {data['ratio_median']:.2f}x, without guard {data['ratio_without_guard_median']:.2f}x"
+              f" (target <= {RATIO_TARGET}x); refused {data['pagewarden']['refused']};"
+              f" PDF worker peak RSS {data['worker_peak_rss_mib']} MiB")
+    print(f"  peak RSS of the bench process: {results['peak_rss_mib']} MiB")
     print("  libraries (bare, in-process):")
     for name, data in results["libraries"].items():
         if data.get("missing"):

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .._safe.render import escape_text, plain_text_markdown
+from .._safe.render import BlockFilter, Unit, escape_text, plain_text_markdown, withheld_marker
 from .facts import Line, PageFacts
 
-__all__ = ["Block", "PageBlocks", "body_size", "page_blocks", "render_markdown", "render_text"]
+__all__ = ["Block", "PageBlocks", "body_size", "markdown_units", "page_blocks", "render_markdown", "render_text"]
 
 _BULLET = re.compile(r"^\s*([•◦▪‣●○■□–\-*])\s+")
 _ORDINAL = re.compile(r"^\s*(\d{1,3}|[a-z])[.)]\s+")
@@ -159,27 +160,60 @@ def _page_marker(number: int, final_url: str) -> str:
     return f"*Page {number}* · {fence}{anchor}{fence}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    prefix: str  # a heading's or list item's marker (ours)
+    body: str  # escaped text
+    plain: str  # what a block filter judges
+    separator: str
+    cuttable: bool
+
+
+def _pieces(pages: list[PageBlocks], final_url: str) -> Iterator[_Piece]:
+    for page in pages:
+        yield _Piece("", _page_marker(page.number, final_url), f"Page {page.number} · {final_url}#page={page.number}",
+                     "\n\n", True)
+        list_kind, number = "", 0
+        for block in page.blocks:
+            if block.kind != "item":
+                list_kind = ""
+            if block.kind == "heading":
+                yield _Piece("#" * block.level + " ", escape_text(block.text), block.text, "\n\n", True)
+            elif block.kind == "item":
+                ordered = bool(block.ordinal and block.ordinal.isdigit())
+                kind = "ordered" if ordered else "bullet"
+                # Consecutive items of one kind make one tight list, numbered on from its first item.
+                separator = "\n" if kind == list_kind else "\n\n"
+                number = number + 1 if kind == list_kind else int(block.ordinal or 0) if ordered else 0
+                list_kind = kind
+                yield _Piece(f"{number}. " if ordered else "- ", escape_text(block.text), block.text, separator, False)
+            else:
+                yield _Piece("", plain_text_markdown(block.text), block.text, "\n\n", True)
+
+
 def render_markdown(pages: list[PageBlocks], final_url: str) -> str:
     """Markdown of every page, each opened by a citable anchor ``final_url#page=N``."""
-    out: list[str] = []
-    for page in pages:
-        out.append(_page_marker(page.number, final_url))
-        previous = ""
-        for block in page.blocks:
-            if block.kind == "heading":
-                out.append("#" * block.level + " " + escape_text(block.text))
-            elif block.kind == "item":
-                marker = f"{block.ordinal}." if block.ordinal and block.ordinal.isdigit() else "-"
-                item = f"{marker} {escape_text(block.text)}"
-                if previous == "item":
-                    # Consecutive items make one tight list.
-                    out[-1] += "\n" + item
-                else:
-                    out.append(item)
-            else:
-                out.append(plain_text_markdown(block.text))
-            previous = block.kind
-    return "\n\n".join(out)
+    return "".join((piece.separator if index else "") + piece.prefix + piece.body
+                   for index, piece in enumerate(_pieces(pages, final_url)))
+
+
+def markdown_units(pages: list[PageBlocks], final_url: str, block_filter: BlockFilter | None = None) -> list[Unit]:
+    """The same Markdown as safe units (:func:`pagewarden._safe.safe_units`), without parsing it again.
+
+    Every piece is written here from escaped text (headings, list markers and
+    page anchors are ours; nothing in the PDF becomes syntax), so it is already
+    what the safe renderer would write; a block the filter objects to becomes
+    its withheld marker.
+    """
+    units: list[Unit] = []
+    for piece in _pieces(pages, final_url):
+        category = block_filter(piece.plain) if block_filter is not None else None
+        if category is None:
+            units.append(Unit(piece.prefix + piece.body, piece.separator, (), piece.cuttable, ()))
+        else:
+            units.append(Unit(piece.prefix + withheld_marker(category), piece.separator, (), piece.cuttable,
+                              (category,)))
+    return units
 
 
 def render_text(pages: list[PageBlocks]) -> str:

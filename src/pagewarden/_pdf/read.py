@@ -30,9 +30,9 @@ from .._guard.report import Decision, GuardReport
 from .._net import check_link
 from .._net.decode import PDF_MEDIA_TYPES
 from .._pipeline import Rendered, enforce_guard
-from .._safe import redact_lines, rule_block_filter, safe_markdown
+from .._safe import redact_lines, rule_block_filter, safe_units
 from .facts import PdfFacts, parse_facts
-from .layout import PageBlocks, body_size, page_blocks, render_markdown, render_text
+from .layout import PageBlocks, body_size, markdown_units, page_blocks, render_markdown, render_text
 from .pool import PdfJob, PdfWorkers
 from .segments import guard_request, pdf_notes, pdf_pieces, pdf_segments
 
@@ -58,15 +58,20 @@ class _Inspected:
     pages: list[PageBlocks]
     segments: SegmentSet
     report: GuardReport
+    prepare_seconds: float  # checking the facts, the layout and the segments
+    guard_seconds: float  # the built-in guard alone
 
 
 def _inspect(raw: dict[str, Any], url: str, config: ReaderConfig, use: str) -> _Inspected:
+    started = time.perf_counter()
     facts = parse_facts(raw, url=url)
     body = body_size(facts.pages)
     pages = [page_blocks(page, body) for page in facts.pages]
     segments = pdf_segments(pdf_pieces(facts, pages), url=url, notes=pdf_notes(facts))
+    guard_started = time.perf_counter()
     report = inspect_segments(segments, profile=config.guard_profile, requested_use=use)
-    return _Inspected(facts, pages, segments, report)
+    ended = time.perf_counter()
+    return _Inspected(facts, pages, segments, report, guard_started - started, ended - guard_started)
 
 
 def _date(value: str | None) -> str | None:
@@ -114,12 +119,11 @@ def _render(inspected: _Inspected, report: GuardReport, url: str, config: Reader
     _check_sufficient(inspected, extraction, config, url)
     redacting = config.on_guard == "redact" and report.decision is not Decision.ALLOW
     block_filter = rule_block_filter(profile=config.guard_profile, requested_use=use) if redacting else None
-    safe = safe_markdown(
-        extraction.markdown,
+    safe = safe_units(
+        markdown_units(inspected.pages, url, block_filter),
         link_filter=partial(check_link, base_url=url, config=config),
         max_links=config.limits.max_links,
         max_characters=max_characters,
-        block_filter=block_filter,
     )
     text = extraction.text
     if block_filter is not None:
@@ -127,6 +131,14 @@ def _render(inspected: _Inspected, report: GuardReport, url: str, config: Reader
     text, text_cut = truncate_one(text, max_characters)
     return Rendered(extraction, safe.markdown, text, extraction.links, safe.truncated or text_cut,
                     time.perf_counter() - started)
+
+
+def _guarded_render(raw: dict[str, Any], url: str, config: ReaderConfig, use: str, max_characters: int
+                    ) -> tuple[_Inspected, Rendered]:
+    inspected = _inspect(raw, url, config, use)
+    enforce_guard(inspected.report, builtin=inspected.report, extra_decision=Decision.ALLOW, url=url,
+                  on_guard=config.on_guard)
+    return inspected, _render(inspected, inspected.report, url, config, use, max_characters)
 
 
 async def read_pdf(
@@ -145,23 +157,30 @@ async def read_pdf(
                  cpu_seconds=limits.pdf_cpu_seconds)
     parse_started = time.perf_counter()
     raw = await workers.extract(data, job, url=url)
-    guard_started = time.perf_counter()
-    parse_seconds = guard_started - parse_started
-    inspected = await anyio.to_thread.run_sync(
-        partial(_inspect, raw, url, config, requested_use), abandon_on_cancel=True
-    )
-    report, extra_decision = inspected.report, Decision.ALLOW
-    if config.guards:
+    parse_seconds = time.perf_counter() - parse_started
+    if not config.guards:
+        # No extra guard to await: guard, enforce and render in one trip to a thread.
+        inspected, rendered = await anyio.to_thread.run_sync(
+            partial(_guarded_render, raw, url, config, requested_use, max_characters), abandon_on_cancel=True
+        )
+        report, guard_seconds = inspected.report, inspected.guard_seconds
+    else:
+        inspected = await anyio.to_thread.run_sync(
+            partial(_inspect, raw, url, config, requested_use), abandon_on_cancel=True
+        )
+        extra_started = time.perf_counter()
         request = guard_request(inspected.segments, url=url, requested_use=requested_use,
                                 profile=config.guard_profile)
         extra = await collect_extra_reports(request, config.guards, timeout=config.guard_timeout)
         report = merge_reports(inspected.report, extra, requested_use=requested_use)
+        guard_seconds = inspected.guard_seconds + time.perf_counter() - extra_started
         extra_decision = implied_decision(extra, requested_use=requested_use)
-    guard_seconds = time.perf_counter() - guard_started
-    enforce_guard(report, builtin=inspected.report, extra_decision=extra_decision, url=url, on_guard=config.on_guard)
-    rendered = await anyio.to_thread.run_sync(
-        partial(_render, inspected, report, url, config, requested_use, max_characters), abandon_on_cancel=True
-    )
-    # fetch.timings.extract of a PDF counts the worker's parse as well as the layout.
-    rendered = dataclasses.replace(rendered, extract_seconds=rendered.extract_seconds + parse_seconds)
+        enforce_guard(report, builtin=inspected.report, extra_decision=extra_decision, url=url,
+                      on_guard=config.on_guard)
+        rendered = await anyio.to_thread.run_sync(
+            partial(_render, inspected, report, url, config, requested_use, max_characters), abandon_on_cancel=True
+        )
+    # fetch.timings.extract of a PDF counts the worker's parse and the layout; fetch.timings.guard only the guards.
+    rendered = dataclasses.replace(
+        rendered, extract_seconds=rendered.extract_seconds + parse_seconds + inspected.prepare_seconds)
     return PdfRead(report, rendered, guard_seconds, inspected.facts.page_count)

@@ -8,17 +8,19 @@ between nonce-carrying data markers for a model.
 """
 
 from .fence import MARKER_STEM, fence
-from .markdown import LINKS_HEADING, SafeMarkdown, safe_markdown
+from .markdown import LINKS_HEADING, SafeMarkdown, safe_markdown, safe_units
 from .redact import redact_lines, rule_block_filter
-from .render import withheld_marker
+from .render import Unit, withheld_marker
 
 __all__ = [
     "LINKS_HEADING",
     "MARKER_STEM",
     "SafeMarkdown",
+    "Unit",
     "fence",
     "redact_lines",
     "rule_block_filter",
     "safe_markdown",
+    "safe_units",
     "withheld_marker",
 ]

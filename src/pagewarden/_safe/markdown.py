@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._extract.truncate import truncate_one
-from .render import BlockFilter, LinkRef, escape_text, render_units
+from .render import BlockFilter, LinkRef, Unit, escape_text, render_units
 
-__all__ = ["LINKS_HEADING", "SafeMarkdown", "safe_markdown"]
+__all__ = ["LINKS_HEADING", "SafeMarkdown", "safe_markdown", "safe_units"]
 
 LINKS_HEADING = "## Links on this page"
 _SECTION_HEAD = "\n\n" + LINKS_HEADING + "\n\n"
@@ -141,6 +141,15 @@ def safe_markdown(
         block_filter: optional; returns a category for a block to withhold.
     """
     units = render_units(markdown, block_filter)
+    return safe_units(units, link_filter=link_filter, max_links=max_links, max_characters=max_characters)
+
+
+def safe_units(
+    units: list[Unit], *, link_filter: LinkFilter, max_links: int = 500, max_characters: int | None = None
+) -> SafeMarkdown:
+    """Assemble already safe units (from :func:`.render.render_units`, or built from escaped text by a
+    reader that writes its own Markdown, such as the PDF layout) into the body, cut and links section of
+    :func:`safe_markdown`."""
     links = _Links(link_filter, max(0, max_links))
     body: list[str] = []
     length = 0

@@ -1,0 +1,118 @@
+"""The PDF layout's own safe Markdown, and the worker's text-to-object mapping, checked against references."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from pagewarden._pdf.extract import ExtractLimits, extract_pdf
+from pagewarden._pdf.facts import Line, PageFacts, parse_facts
+from pagewarden._pdf.layout import body_size, markdown_units, page_blocks, render_markdown
+from pagewarden._safe import safe_markdown, safe_units
+from tests.pdf.documents import CARRIERS, INJECTION, carrier_pdf, long_pdf, paper_pdf, table_pdf
+
+URL = "https://example.org/doc.pdf"
+HOSTILE = (
+    "# Not a heading",
+    "[a link](https://evil.example/x) and ![an image](https://evil.example/i.png)",
+    "<script>alert(1)</script> <!-- comment --> &amp; &#65;",
+    "1. not a list",
+    "- not an item either",
+    "`code` **bold** _under_ ~~strike~~ | a | table |",
+    "> quoted",
+    "<https://evil.example/autolink>",
+    "    indented like code",
+    "===",
+)
+
+
+def _line(text: str, y: float, size: float = 10.0) -> Line:
+    return Line(text, size, 72.0, 300.0, y, y + size)
+
+
+def _hostile_page() -> PageFacts:
+    lines = [_line("A Title", 780, 20)]
+    lines += [_line(text, 740 - 30 * index) for index, text in enumerate(HOSTILE)]
+    lines += [_line("• first item", 300), _line("• second item", 288), _line("[12] A reference.", 250)]
+    return PageFacts(1, tuple(lines), (), (), ())
+
+
+def _pages_from_pdf(data: bytes) -> list[PageFacts]:
+    return list(parse_facts(extract_pdf(data, ExtractLimits(max_pages=50, max_characters=1_000_000))).pages)
+
+
+def _documents() -> list[tuple[str, list[PageFacts]]]:
+    documents = [("hostile", [_hostile_page()]), ("paper", _pages_from_pdf(paper_pdf())),
+                 ("table", _pages_from_pdf(table_pdf(5, 4))), ("long", _pages_from_pdf(long_pdf(2)))]
+    documents += [(carrier.name, _pages_from_pdf(carrier_pdf(carrier, INJECTION))) for carrier in CARRIERS[:4]]
+    return documents
+
+
+def _no_links(_url: str) -> str | None:
+    return None
+
+
+def _filter(text: str) -> str | None:
+    return "instruction_override" if "heading" in text or "reference" in text.lower() else None
+
+
+@pytest.mark.parametrize(("name", "pages"), _documents(), ids=[name for name, _ in _documents()])
+@pytest.mark.parametrize("block_filter", [None, _filter], ids=["plain", "filtered"])
+@pytest.mark.parametrize("limit", [None, 300])
+def test_units_match_the_safe_renderer(name: str, pages: list[PageFacts], block_filter: Any, limit: int | None
+                                       ) -> None:
+    """The layout's units give exactly what the safe renderer gives for the same Markdown (cut and filtered too)."""
+    blocks = [page_blocks(page, body_size(tuple(pages))) for page in pages]
+    reference = safe_markdown(render_markdown(blocks, URL), link_filter=_no_links, max_characters=limit,
+                              block_filter=block_filter)
+    ours = safe_units(markdown_units(blocks, URL, block_filter), link_filter=_no_links, max_characters=limit)
+    assert ours.markdown == reference.markdown
+    assert ours.truncated == reference.truncated
+    assert ours.withheld == reference.withheld
+
+
+def _pdf(draw: Any) -> bytes:
+    buffer = io.BytesIO()
+    c = canvas.Canvas(buffer, pagesize=A4)
+    draw(c)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def test_objects_sharing_a_line_keep_their_own_text() -> None:
+    """Several objects on one baseline (columns, a hidden one between visible ones) each get their own text."""
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 700, "Left column words")
+        c.setFillColorRGB(1, 1, 1)
+        c.drawString(200, 700, "white secret words")
+        c.setFillColorRGB(0, 0, 0)
+        c.drawString(330, 700, "right column words")
+
+    page = _pages_from_pdf(_pdf(draw))[0]
+    assert [" ".join(line.text.split()) for line in page.lines] == ["Left column words", "right column words"]
+    assert [(technique, text.strip()) for technique, text in page.hidden] == [
+        ("pdf_colour_matches_background", "white secret words")]
+
+
+def test_right_to_left_pages_are_mapped_per_character() -> None:
+    """On a page with right-to-left text, hidden text between visible runs still reaches only the hidden list."""
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 700, "Visible start \u05d0\u05d1")
+        c.setFillColorRGB(1, 1, 1)
+        c.drawString(200, 700, "\u05d2\u05d3 white secret")
+        c.setFillColorRGB(0, 0, 0)
+        c.drawString(330, 700, "\u05d4 visible end")
+
+    page = _pages_from_pdf(_pdf(draw))[0]
+    visible = " ".join(line.text for line in page.lines)
+    assert "secret" not in visible
+    assert "Visible start" in visible
+    assert "visible end" in visible
+    assert any("secret" in text for _technique, text in page.hidden)
