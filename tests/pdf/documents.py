@@ -25,6 +25,7 @@ __all__ = [
     "carrier_pdf",
     "encrypted_pdf",
     "hand_written_pdf",
+    "layer_pdf",
     "long_pdf",
     "malformed_pdf",
     "nested_forms_pdf",
@@ -159,6 +160,7 @@ CARRIERS = (
     Carrier("form_field_value", _form_field, "attribute"),
     Carrier("document_javascript", lambda payload: _javascript_pdf(payload), "metadata", whole=True),
     Carrier("attachment_name", lambda payload: _attachment_pdf(payload), "metadata", whole=True),
+    Carrier("layer_switched_off", lambda payload: layer_pdf(payload), "hidden", whole=True),
 )
 
 
@@ -320,6 +322,17 @@ def _attachment_pdf(payload: str) -> bytes:
             b"<< /Type /Filespec /F " + _literal(payload) + b" /UF " + _literal(payload) + b" /EF << /F 7 0 R >> >>",
             b"<< /Type /EmbeddedFile /Length 5 >>\nstream\nhello\nendstream",
         ),
+    )
+
+
+def layer_pdf(payload: str, *, state: bytes = b"/OFF") -> bytes:
+    """The body, and ``payload`` in an optional-content group that the default view sets to ``state``."""
+    content = _body_stream() + b"\n/OC /oc1 BDC BT /F1 11 Tf 72 600 Td " + _literal(payload) + b" Tj ET EMC"
+    return hand_written_pdf(
+        content,
+        catalog=b" /OCProperties << /OCGs [6 0 R] /D << " + state + b" [6 0 R] >> >>",
+        extra_objects=(b"<< /Type /OCG /Name (Notes) >>",),
+        page_resources=b" /Properties << /oc1 6 0 R >>",
     )
 
 

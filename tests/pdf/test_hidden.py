@@ -6,7 +6,7 @@ import pytest
 
 import pagewarden
 from pagewarden._pdf.page import MAX_COVER_CANDIDATES
-from tests.pdf.documents import BENIGN, BODY, CARRIERS, INJECTION, Carrier, carrier_pdf, table_pdf
+from tests.pdf.documents import BENIGN, BODY, CARRIERS, INJECTION, Carrier, carrier_pdf, layer_pdf, table_pdf
 from tests.support.server import FixtureServer
 
 PDF = {"Content-Type": "application/pdf"}
@@ -102,3 +102,13 @@ async def test_too_many_shapes_is_a_stated_limitation(fixture_server: FixtureSer
         document = await reader.read(fixture_server.url("/crowded.pdf"), render="never")
     assert any("opaque shapes" in text for text in document.security.limitations)
     assert document.security.decision.withholds
+
+
+@pytest.mark.anyio
+async def test_layer_switched_on_stays_visible(fixture_server: FixtureServer) -> None:
+    """Text in an optional-content group the default view shows is read as visible text."""
+    fixture_server.add("/layer.pdf", headers=PDF, body=layer_pdf(BENIGN, state=b"/ON"))
+    async with _reader(fixture_server) as reader:
+        document = await reader.read(fixture_server.url("/layer.pdf"), render="never")
+    assert "Tide tables" in document.text
+    assert not document.security.decision.withholds

@@ -22,6 +22,9 @@ Techniques (the ``vias`` of the guard's hidden segments):
     the glyphs lie outside the visible page box (crop box within the media box).
 ``pdf_covered``
     an opaque image or filled shape drawn later covers the glyphs.
+``pdf_optional_content_off``
+    the text is in an optional-content group (a layer) that the document's
+    default view does not draw (judged by rendering: :mod:`.layers`).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ TECHNIQUES = (
     "pdf_tiny_font",
     "pdf_outside_page",
     "pdf_covered",
+    "pdf_optional_content_off",
 )
 # A box counts as inside the page when this share of it is inside; a glyph
 # box counts as covered when this share of it is under the opaque object.

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from .._safe.render import BlockFilter, Unit, escape_text, plain_text_markdown, withheld_marker
 from .facts import Line, PageFacts
 
-__all__ = ["Block", "PageBlocks", "body_size", "markdown_units", "page_blocks", "render_markdown", "render_text"]
+__all__ = [
+    "Block", "PageBlocks", "body_size", "join_units", "markdown_units", "page_blocks", "render_markdown", "render_text",
+]
 
 _BULLET = re.compile(r"^\s*([•◦▪‣●○■□–\-*])\s+")
 _ORDINAL = re.compile(r"^\s*(\d{1,3}|[a-z])[.)]\s+")
@@ -193,8 +195,12 @@ def _pieces(pages: list[PageBlocks], final_url: str) -> Iterator[_Piece]:
 
 def render_markdown(pages: list[PageBlocks], final_url: str) -> str:
     """Markdown of every page, each opened by a citable anchor ``final_url#page=N``."""
-    return "".join((piece.separator if index else "") + piece.prefix + piece.body
-                   for index, piece in enumerate(_pieces(pages, final_url)))
+    return join_units(markdown_units(pages, final_url))
+
+
+def join_units(units: list[Unit]) -> str:
+    """The Markdown of ``units``, whole."""
+    return "".join((unit.separator if index else "") + unit.text for index, unit in enumerate(units))
 
 
 def markdown_units(pages: list[PageBlocks], final_url: str, block_filter: BlockFilter | None = None) -> list[Unit]:

@@ -51,6 +51,10 @@ object_matrix = _redeclare("FPDFPageObj_GetMatrix", ctypes.c_int, _P, ctypes.POI
 fill_colour = _redeclare("FPDFPageObj_GetFillColor", ctypes.c_int, _P, _U, _U, _U, _U)
 stroke_colour = _redeclare("FPDFPageObj_GetStrokeColor", ctypes.c_int, _P, _U, _U, _U, _U)
 count_marks = _redeclare("FPDFPageObj_CountMarks", ctypes.c_int, _P)
+get_mark = _redeclare("FPDFPageObj_GetMark", _P, _P, ctypes.c_ulong)
+mark_name = _redeclare("FPDFPageObjMark_GetName", ctypes.c_int, _P, ctypes.c_void_p, ctypes.c_ulong,
+                       ctypes.POINTER(ctypes.c_ulong))
+set_active = _redeclare("FPDFPageObj_SetIsActive", ctypes.c_int, _P, ctypes.c_int)
 text_render_mode = _redeclare("FPDFTextObj_GetTextRenderMode", ctypes.c_int, _P)
 font_size = _redeclare("FPDFTextObj_GetFontSize", ctypes.c_int, _P, _F)
 path_draw_mode = _redeclare("FPDFPath_GetDrawMode", ctypes.c_int, _P, _I, _I)

@@ -31,6 +31,7 @@ from typing import Any
 
 from . import native
 from .hidden import STROKE_ONLY_MODES, WHITE, Box, Paint, box_outside, classify_object, contains, covered_by
+from .layers import is_optional, undrawn
 from .native import Matrix, Out
 
 __all__ = ["MAX_COVER_CANDIDATES", "MAX_FORM_DEPTH", "MAX_OBJECTS_PER_PAGE", "PageText", "read_page_text"]
@@ -81,6 +82,7 @@ class _Item:
     box: Box
     rank: int
     scale: float = 1.0
+    optional: bool = False  # inside a form tagged as optional content
 
 
 @dataclass(slots=True)
@@ -157,7 +159,8 @@ def _walk(page: int, out: Out) -> list[_Item]:
     items: list[_Item] = []
     object_type, bounds = native.object_type, out.bounds
 
-    def visit(parent: int, count: int, get: Callable[[int, int], int | None], matrix: Matrix, depth: int) -> None:
+    def visit(parent: int, count: int, get: Callable[[int, int], int | None], matrix: Matrix, depth: int,
+              optional: bool) -> None:
         scale = _vertical_scale(matrix)
         for index in range(count):
             if len(items) >= MAX_OBJECTS_PER_PAGE:
@@ -170,14 +173,15 @@ def _walk(page: int, out: Out) -> list[_Item]:
                 if depth >= MAX_FORM_DEPTH:
                     raise LimitExceeded("depth")
                 inner = _multiply(out.matrix(handle) or _IDENTITY, matrix)
-                visit(handle, native.form_count_objects(handle), native.form_get_object, inner, depth + 1)
+                visit(handle, native.form_count_objects(handle), native.form_get_object, inner, depth + 1,
+                      optional or is_optional(handle))
                 continue
             box = bounds(handle)
             if box is None:
                 continue
-            items.append(_Item(handle, kind, _transform(box, matrix), len(items), scale))
+            items.append(_Item(handle, kind, _transform(box, matrix), len(items), scale, optional))
 
-    visit(page, native.count_objects(page), native.get_object, _IDENTITY, 0)
+    visit(page, native.count_objects(page), native.get_object, _IDENTITY, 0, False)
     return items
 
 
@@ -334,6 +338,7 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -
                 fills.add(item, colour if isinstance(colour, tuple) else None)
     result.truncated_covers = fills.truncated
     chars = _TextPage(native.address(textpage))
+    optional: dict[int, tuple[_Item, list[int]]] = {}  # visible objects tagged as optional content: their lines
     for item in items:
         if item.kind != _TEXT:
             continue
@@ -355,8 +360,12 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -
         if technique is not None:
             result.hidden.append([technique, text])
             continue
+        first_line = len(result.lines)
+        if item.optional or is_optional(item.handle):
+            optional[item.handle] = (item, [])
         if not box_outside(item.box, visible_box) and not covers:
             result.lines.append(_line(text, paint))
+            _note_optional(optional, item, first_line, result)
             continue
         # Partly outside or partly covered: judge glyph by glyph.
 
@@ -373,4 +382,27 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -
                 result.lines.append(_line(run, paint))
             elif run.strip():
                 result.hidden.append([verdict, run])
+        _note_optional(optional, item, first_line, result)
+    if optional:
+        _hide_undrawn(page, optional, items, result)
     return result
+
+
+def _note_optional(optional: dict[int, tuple[_Item, list[int]]], item: _Item, first_line: int,
+                   result: PageText) -> None:
+    if item.handle in optional:
+        optional[item.handle][1].extend(range(first_line, len(result.lines)))
+
+
+def _hide_undrawn(page: Any, optional: dict[int, tuple[_Item, list[int]]], items: list[_Item],
+                  result: PageText) -> None:
+    """Move the lines of optional content the default view does not draw from the visible lines to the hidden."""
+    boxes = {handle: item.box for handle, (item, lines) in optional.items() if lines}
+    if not boxes:
+        return
+    gone: set[int] = set()
+    for handle in sorted(undrawn(page, boxes, (item.handle for item in items)), key=lambda h: optional[h][0].rank):
+        for index in optional[handle][1]:
+            gone.add(index)
+            result.hidden.append(["pdf_optional_content_off", result.lines[index][0]])
+    result.lines = [line for index, line in enumerate(result.lines) if index not in gone]

@@ -30,9 +30,9 @@ from .._guard.report import Decision, GuardReport
 from .._net import check_link
 from .._net.decode import PDF_MEDIA_TYPES
 from .._pipeline import Rendered, enforce_guard
-from .._safe import redact_lines, rule_block_filter, safe_units
+from .._safe import Unit, redact_lines, rule_block_filter, safe_units
 from .facts import PdfFacts, parse_facts
-from .layout import PageBlocks, body_size, markdown_units, page_blocks, render_markdown, render_text
+from .layout import PageBlocks, body_size, join_units, markdown_units, page_blocks, render_text
 from .pool import PdfJob, PdfWorkers
 from .segments import guard_request, pdf_notes, pdf_pieces, pdf_segments
 
@@ -81,9 +81,9 @@ def _date(value: str | None) -> str | None:
     return "-".join(part for part in match.groups() if part)
 
 
-def _extraction(inspected: _Inspected, url: str, config: ReaderConfig) -> Extraction:
+def _extraction(inspected: _Inspected, units: list[Unit], url: str, config: ReaderConfig) -> Extraction:
     info = inspected.facts.metadata
-    markdown = render_markdown(inspected.pages, url)
+    markdown = join_units(units)
     text = render_text(inspected.pages)
     heading = next((b.text for p in inspected.pages for b in p.blocks if b.kind == "heading"), None)
     title = clean_field(info.get("Title")) or clean_field(heading)
@@ -115,12 +115,13 @@ def _check_sufficient(inspected: _Inspected, extraction: Extraction, config: Rea
 def _render(inspected: _Inspected, report: GuardReport, url: str, config: ReaderConfig, use: str,
             max_characters: int) -> Rendered:
     started = time.perf_counter()
-    extraction = _extraction(inspected, url, config)
+    units = markdown_units(inspected.pages, url)
+    extraction = _extraction(inspected, units, url, config)
     _check_sufficient(inspected, extraction, config, url)
     redacting = config.on_guard == "redact" and report.decision is not Decision.ALLOW
     block_filter = rule_block_filter(profile=config.guard_profile, requested_use=use) if redacting else None
     safe = safe_units(
-        markdown_units(inspected.pages, url, block_filter),
+        units if block_filter is None else markdown_units(inspected.pages, url, block_filter),
         link_filter=partial(check_link, base_url=url, config=config),
         max_links=config.limits.max_links,
         max_characters=max_characters,
