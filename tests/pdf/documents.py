@@ -161,6 +161,8 @@ CARRIERS = (
     Carrier("document_javascript", lambda payload: _javascript_pdf(payload), "metadata", whole=True),
     Carrier("attachment_name", lambda payload: _attachment_pdf(payload), "metadata", whole=True),
     Carrier("layer_switched_off", lambda payload: layer_pdf(payload), "hidden", whole=True),
+    Carrier("link_javascript", lambda payload: _annotation_action_pdf(payload, "Link"), "metadata", whole=True),
+    Carrier("widget_javascript", lambda payload: _annotation_action_pdf(payload, "Widget"), "metadata", whole=True),
 )
 
 
@@ -325,6 +327,20 @@ def _attachment_pdf(payload: str) -> bytes:
     )
 
 
+def _annotation_action_pdf(payload: str, subtype: str) -> bytes:
+    """A link whose action is JavaScript, or a form field whose focus action is."""
+    script = b"<< /S /JavaScript /JS " + _literal(f'app.alert("{payload}");') + b" >>"
+    if subtype == "Link":
+        annotation = b"<< /Type /Annot /Subtype /Link /Rect [72 700 300 720] /A " + script + b" >>"
+        catalog = b""
+    else:
+        annotation = (b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (notes) /Rect [72 650 300 670] /AA << /Fo "
+                      + script + b" >> >>")
+        catalog = b" /AcroForm << /Fields [6 0 R] >>"
+    return hand_written_pdf(_body_stream(), catalog=catalog, extra_objects=(annotation,),
+                            page_extra=b" /Annots [6 0 R]")
+
+
 def layer_pdf(payload: str, *, state: bytes = b"/OFF") -> bytes:
     """The body, and ``payload`` in an optional-content group that the default view sets to ``state``."""
     content = _body_stream() + b"\n/OC /oc1 BDC BT /F1 11 Tf 72 600 Td " + _literal(payload) + b" Tj ET EMC"
@@ -343,13 +359,14 @@ def hand_written_pdf(
     filters: bytes = b"",
     catalog: bytes = b"",
     page_resources: bytes = b"",
+    page_extra: bytes = b"",
 ) -> bytes:
     """A minimal one-page PDF around a content stream, with a correct cross-reference table."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R" + catalog + b" >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >>" + page_resources + b" >> >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R" + page_extra
+        + b" /Resources << /Font << /F1 5 0 R >>" + page_resources + b" >> >>",
         b"<< /Length %d%s >>\nstream\n" % (len(content), filters) + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         *extra_objects,

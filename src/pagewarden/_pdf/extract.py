@@ -5,7 +5,8 @@ This module and the ones it uses run only in the worker process
 every text object with the rules of :mod:`.hidden` and returns the visible
 lines and the hidden runs; :mod:`.parts` reads the document's low-trust parts
 (metadata, outline titles, annotations, form fields, link URIs, attachment
-names, document JavaScript).
+names, document JavaScript); :mod:`.scripts` finds the JavaScript of actions
+PDFium does not expose (links, annotations' additional actions, open actions).
 
 Everything it returns is bounded by the job's limits; crossing one raises
 :class:`LimitExceeded`, which the worker reports by name.
@@ -22,6 +23,7 @@ import pypdfium2.raw as raw
 from .native import Box
 from .page import Budget, LimitExceeded, read_page_text
 from .parts import document_parts, page_annotations
+from .scripts import action_scripts
 
 __all__ = ["ExtractLimits", "LimitExceeded", "PdfOpenError", "extract_pdf"]
 
@@ -86,4 +88,7 @@ def extract_pdf(data: bytes, limits: ExtractLimits) -> dict[str, Any]:
         parts = document_parts(doc, budget)
     finally:
         doc.close()
-    return {"page_count": count, "encrypted": encrypted, "pages": pages, **parts}
+    # Action scripts PDFium does not expose (links, annotations' /AA, /OpenAction); not in an encrypted file.
+    known = {script for _name, script in parts["javascript"]}
+    actions = [] if encrypted else [budget.take(script) for script in action_scripts(data) if script not in known]
+    return {"page_count": count, "encrypted": encrypted, "pages": pages, "actions": actions, **parts}

@@ -56,6 +56,7 @@ class PdfFacts:
     outline: tuple[str, ...]
     attachments: tuple[str, ...]
     javascript: tuple[tuple[str, str], ...]
+    actions: tuple[str, ...] = ()  # JavaScript of link, annotation and open actions
 
 
 class _Invalid(Exception):
@@ -130,6 +131,7 @@ def parse_facts(raw: dict[str, Any], *, url: str | None = None) -> PdfFacts:
             outline=tuple(_str(item) for item in _list(raw["outline"])),
             attachments=tuple(_str(item) for item in _list(raw["attachments"])),
             javascript=tuple(_pair(item, None) for item in _list(raw["javascript"])),
+            actions=tuple(_str(item) for item in _list(raw.get("actions", []))),
         )
     except (_Invalid, KeyError, TypeError, ValueError):
         raise DocumentUnreadable("the PDF worker answered invalidly", reason="pdf_worker_invalid", url=url,

@@ -9,7 +9,8 @@ internals. Locations:
 - ``hidden``: each hidden run (``vias``: the technique from :mod:`.hidden`
   and ``pdf_page_N``, so a finding's segment names where the text hid);
 - ``metadata``: the document information (``pdf_info_title``...), outline
-  titles, attachment names and document JavaScript (name and script);
+  titles, attachment names, document JavaScript (name and script) and the
+  JavaScript of link, annotation and open actions (``pdf_action_javascript``);
 - ``attribute``: annotation texts, form field values, names and tooltips,
   and link URIs.
 
@@ -33,9 +34,11 @@ __all__ = ["PDF_NOTES", "guard_request", "pdf_notes", "pdf_pieces", "pdf_segment
 
 PDF_NOTES = (
     "Read as a PDF: reading order follows the drawing order; PDF JavaScript was never run.",
-    "PDF: text drawn in images (scans) is not read (no OCR); optional-content layers, soft masks, "
-    "blend modes and annotation actions are not evaluated when judging what is hidden.",
+    "PDF: text drawn in images (scans) is not read (no OCR); soft masks, blend modes and optional content "
+    "set on form XObjects are not evaluated when judging what is hidden.",
 )
+_ENCRYPTED_NOTE = ("PDF: the file is encrypted (readable with an empty password); the JavaScript of its link, "
+                   "annotation and open actions was not scanned.")
 
 Piece = tuple[Location, str, tuple[str, ...]]
 
@@ -58,6 +61,8 @@ def pdf_pieces(facts: PdfFacts, pages: list[PageBlocks]) -> Iterator[Piece]:
         yield Location.METADATA, name, ("pdf_attachment_name",)
     for name, script in facts.javascript:
         yield Location.METADATA, f"{name}\n{script}", ("pdf_javascript",)
+    for script in facts.actions:
+        yield Location.METADATA, script, ("pdf_action_javascript",)
     for page_facts in facts.pages:
         where = f"pdf_page_{page_facts.number}"
         for via, text in page_facts.annotations:
@@ -79,12 +84,13 @@ def _windows(text: str, size: int, overlap: int) -> Iterator[str]:
 def pdf_notes(facts: PdfFacts) -> tuple[str, ...]:
     """The limitations of this document's inspection: the general PDF notes, and pages whose covering
     shapes were too many to check them all."""
+    notes = PDF_NOTES + ((_ENCRYPTED_NOTE,) if facts.encrypted else ())
     crowded = [page.number for page in facts.pages if page.covers_truncated]
     if not crowded:
-        return PDF_NOTES
+        return notes
     listed = ", ".join(str(number) for number in crowded[:10]) + (" ..." if len(crowded) > 10 else "")
-    return (*PDF_NOTES, f"PDF: pages {listed} hold more opaque shapes and images than are checked for "
-                        "covering text; text covered by the later ones counts as visible.")
+    return (*notes, f"PDF: pages {listed} hold more opaque shapes and images than are checked for "
+                    "covering text; text covered by the later ones counts as visible.")
 
 
 def pdf_segments(
