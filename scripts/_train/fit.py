@@ -1,4 +1,4 @@
-"""Fit the detector: windows -> n-gram model -> combiner -> gate and calibrated thresholds.
+"""Fit the detector: windows -> n-gram model -> combiner -> calibrated thresholds.
 
 The window features come from ``pagewarden._guard.learned.features`` (the
 runtime's own code). A window's n-gram counts are built as
@@ -38,7 +38,7 @@ from pagewarden._guard.learned.features import (
 
 from .corpus import Doc
 
-__all__ = ["Params", "WindowTable", "build_table", "empirical_gate", "fit_combiner", "fit_ngram"]
+__all__ = ["Params", "WindowTable", "build_table", "fit_combiner", "fit_ngram"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,6 @@ class Params:
     combiner_negatives: int = 40_000
     max_benign_windows_per_doc: int = 10
     folds: int = 8
-    gate_margin: float = 0.75
     seed: int = 7
 
 
@@ -213,21 +212,6 @@ def check_vector_parity(table: WindowTable, logits: np.ndarray) -> None:
         assert np.allclose(matrix[row], runtime), row
 
 
-def empirical_gate(logits: np.ndarray, probs: np.ndarray, lowest_threshold: float, margin: float) -> float:
-    """An n-gram logit floor below which no training window reached ``lowest_threshold``, less ``margin``.
-
-    A bound from the combiner's weights alone is far too loose to skip
-    anything (the functional features can add a lot), so the floor is read
-    off the data: the lowest out-of-fold n-gram logit of any window, attack or
-    benign, whose probability reached the lowest threshold of any profile,
-    lowered by a margin. Rounded down.
-    """
-    reached = probs >= lowest_threshold
-    if not reached.any():
-        return -1e9
-    return math.floor((float(logits[reached].min()) - margin) * 1e4) / 1e4
-
-
 def fit_combiner(matrix: np.ndarray, labels: np.ndarray, mask: np.ndarray, params: Params) -> tuple[np.ndarray, float]:
     """The combiner's weights and intercept, fitted on the windows in ``mask``.
 
@@ -262,7 +246,7 @@ def probabilities(matrix: np.ndarray, weights: np.ndarray, intercept: float) -> 
 
 
 def doc_scores(table: WindowTable, probs: np.ndarray, passed: np.ndarray, n_docs: int) -> np.ndarray:
-    """Each document's highest window probability among gated windows (0 when none passed)."""
+    """Each document's highest window probability among the windows in ``passed`` (0 when none)."""
     scores = np.zeros(n_docs)
     np.maximum.at(scores, table.doc[passed], probs[passed])
     return scores

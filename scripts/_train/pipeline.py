@@ -40,7 +40,6 @@ from .fit import (
     check_vector_parity,
     combiner_matrix,
     doc_scores,
-    empirical_gate,
     fit_combiner,
     fit_ngram,
     ngram_logits,
@@ -197,9 +196,8 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         w, b = fit_ngram(table, ~held, params)
         oof[held] = ngram_logits(table, w, b)[held]
         _say(f"fold {fold + 1}/{params.folds} done")
-    positives = table.label == 1
-    # Every window is scored in training and validation; the shipped gate (below) is exact and
-    # only skips windows that cannot reach a threshold.
+    # Every window is scored in training and validation, as at run time (where the windows skipped
+    # are only those whose upper bound cannot reach a threshold).
     passed = np.ones(len(table.label), dtype=bool)
     matrix = combiner_matrix(table, oof)
     check_vector_parity(table, oof)
@@ -239,7 +237,6 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
             "withheld_model": round(float(np.mean(s >= balanced["withhold"])), _ROUND)}
         for g, s in sorted(benign_scores.items())
     }
-    gate_logit = empirical_gate(oof, probs, min(t["warn"] for t in thresholds.values()), params.gate_margin)
     final_w, final_b = fit_ngram(table, everything, params)
     inverse = {i: g for g, i in table.vocabulary.items()}
     vocabulary = {inverse[i]: round(float(v), _ROUND) for i, v in enumerate(final_w) if abs(v) >= 5e-4}
@@ -250,11 +247,9 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         "combiner_names": ["ngram_logit", *FUNCTIONAL_NAMES, *(f"location_{n}" for n in LOCATION_NAMES)],
         "combiner": [round(float(v), _ROUND) for v in comb_w],
         "combiner_intercept": round(comb_b, _ROUND),
-        "gate_logit": gate_logit,
         "thresholds": thresholds,
     }
     raw = gzip.compress(json.dumps(artifact, sort_keys=True, separators=(",", ":")).encode(), 9, mtime=0)
-    benign_windows = table.label == 0
     manifest = {
         "artifact_format": ARTIFACT_FORMAT,
         "inputs": input_hashes(),
@@ -262,9 +257,6 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         "documents": {"attack": int(labels.sum()), "benign": int(len(labels) - labels.sum())},
         "windows": len(table.label),
         "vocabulary": len(vocabulary),
-        "gate": {"logit": gate_logit,
-                 "benign_windows_passing_oof": round(float(np.mean(oof[benign_windows] >= gate_logit)), _ROUND),
-                 "positive_windows_passing_oof": round(float(np.mean(oof[positives] >= gate_logit)), _ROUND)},
         "thresholds": thresholds,
         "validation": {
             "method": "leave-one-group-out: out-of-fold n-gram logits (group folds), combiner refitted without "

@@ -9,15 +9,17 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pagewarden._guard.learned.model as model_module
 from pagewarden import GuardFailed
 from pagewarden._guard import Decision, Location, guard_html, guard_text
 from pagewarden._guard.learned import CATEGORY, LearnedPiece, load_detector, score_pieces
-from pagewarden._guard.learned.detect import window_logits
-from pagewarden._guard.learned.features import sentences, windows
-from pagewarden._guard.learned.model import parse_artifact
+from pagewarden._guard.learned.detect import upper_bounds, window_logits
+from pagewarden._guard.learned.features import sentences, split_sentences, windows
+from pagewarden._guard.learned.model import artifact_vocabulary, logit, parse_artifact
+from pagewarden._guard.learned.stream import HashTable, build_stream, gram_key
 
 _ARTIFACT = resources.files("pagewarden._guard.learned").joinpath("artifact", "detector.json.gz")
 
@@ -116,7 +118,7 @@ def test_runtime_windows_match_the_trainer() -> None:
     from _train.fit import Params, build_table, ngram_logits
 
     detector = load_detector()
-    vocabulary = detector.vocabulary()
+    vocabulary = artifact_vocabulary()
     grams = sorted(vocabulary)
     table = build_table([Doc("parity", 0, [("visible", text)]) for text in PARITY_TEXTS], Params(),
                         vocabulary={g: i for i, g in enumerate(grams)})
@@ -125,11 +127,63 @@ def test_runtime_windows_match_the_trainer() -> None:
     functional: list[tuple[float, ...]] = []
     for text in PARITY_TEXTS:
         units = sentences(text)
-        runtime.extend(window_logits(detector, [u.tokens for u in units]))
+        runtime.extend(window_logits(detector, build_stream([(0, text)])).tolist())
         functional.extend(w.functional for w in windows(units, "visible"))
     assert len(runtime) == len(trained) > len(PARITY_TEXTS)
     assert np.allclose(runtime, trained, atol=1e-3)
     assert np.allclose(np.array(functional), table.functional)
+
+
+# Texts whose sentences the token stream must cut exactly as split_sentences does.
+STREAM_TEXTS = [
+    "",
+    "One. Two sentences here! And a third? Then a fourth line\nwith a newline.",
+    "no punctuation at all " * 40,
+    "-\n.\n a \n\n" + "x, " * 100,
+    "Ünïcödé wörds; 句子。另一个！第三个？ mixed",
+    "NUL\x00inside\x00text. And don't split it’s apostrophes.",
+    "a.b.c...!!! ;;; end",
+]
+
+
+@pytest.mark.parametrize("text", STREAM_TEXTS)
+def test_stream_sentences_match_split_sentences(text: str) -> None:
+    """The token stream holds exactly the sentences (tokens and raw text) that split_sentences yields."""
+    stream = build_stream([(0, text)])
+    got = [(stream.sentence_tokens(i), stream.raws[i]) for i in range(len(stream))]
+    assert got == split_sentences(text)
+
+
+def test_stream_keeps_groups_apart() -> None:
+    """A window never reaches into the next piece: its last sentence is the last of its own group."""
+    stream = build_stream([(0, "One. Two. Three. Four."), (1, "Five. Six.")])
+    assert stream.piece.tolist() == [0, 0, 0, 0, 1, 1]
+    assert stream.window_ends().tolist() == [2, 3, 3, 3, 5, 5]
+
+
+def test_hash_table_finds_every_key_and_nothing_else() -> None:
+    """Every stored key returns its value, absent keys return zero, even when home slots collide."""
+    keys = [gram_key(f"word{i}")[1] for i in range(500)] + [16 * i for i in range(1, 50)]
+    table = HashTable.build(keys, [float(i + 1) for i in range(len(keys))], float)
+    found = table.lookup(np.array(keys, dtype=np.uint64))
+    assert found.tolist() == [float(i + 1) for i in range(len(keys))]
+    absent = np.array([gram_key(f"other{i}")[1] for i in range(500)], dtype=np.uint64)
+    assert not table.lookup(absent).any()
+
+
+def test_upper_bound_is_never_below_the_exact_score() -> None:
+    """Skipping windows by their upper bound never drops a window that the exact score would keep."""
+    detector = load_detector()
+    texts = [text for _, text in ATTACKS] + [text for _, text in BENIGN]
+    pieces = [LearnedPiece(Location.VISIBLE, text) for text in texts]
+    pieces += [LearnedPiece(Location.COMMENT, text) for text in texts]
+    stream = build_stream([(i, piece.text) for i, piece in enumerate(pieces)])
+    logits = window_logits(detector, stream)
+    bounds = upper_bounds(detector, stream, logits, [str(p.location) for p in pieces], True)
+    best_bound = {i: max(b for b, p in zip(bounds.tolist(), stream.piece.tolist(), strict=True) if p == i)
+                  for i in set(stream.piece.tolist())}
+    for index, score in enumerate(score_pieces(detector, pieces)):
+        assert logit(score.probability) <= best_bound[index] + 1e-9
 
 
 # Which kinds the shipped guard (rules and detector together) flags at each profile. The

@@ -2,36 +2,48 @@
 
 Every segment is scored as written and, for the lines that normalization
 changed (decoded, de-obfuscated), as normalized, in its own location. The
-document's words (all segments together) are the reference for topic
+document's words (all segments as written) are the reference for topic
 shift. Each segment contributes at most one finding: its highest-scoring
 window, if that window reaches the profile's ``warn`` threshold. A finding
 names the category ``learned_injection``, the probability as its confidence,
 the location, and the hash of the window (never its text).
+
+All windows of a document are scored together (:mod:`.stream`): n-gram
+logits and cue counts for every window come from array operations. The
+rest of a window's inputs (imperative sentences, character marks, topic
+shift) are computed in Python only for windows whose upper bound
+(:func:`upper_bounds`) reaches the threshold, so skipping a window never
+changes a finding.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from ..report import Finding, Location, Severity
 from .features import (
-    WINDOW_SENTENCES,
+    CUE_NAMES,
+    CUE_SATURATION,
+    LOCATION_NAMES,
+    LOGIT_CLIP,
+    MIN_TOPIC_TOKENS,
     Sentence,
     functional_vector,
-    runtime_grams,
     sentence_features,
     split_sentences,
-    topic_known,
     topic_shift,
     window_content,
     window_sums,
     window_tokens,
 )
-from .model import Detector
+from .model import Detector, logit
+from .stream import Stream, build_stream, word_hashes
 
 __all__ = [
     "CATEGORY",
@@ -41,13 +53,18 @@ __all__ = [
     "document_words",
     "learned_findings",
     "score_pieces",
+    "upper_bounds",
+    "window_logits",
 ]
 
 CATEGORY = "learned_injection"
 MAX_LEARNED_FINDINGS = 32
-# Characters of one piece that are scored; longer pieces are scored in
+# Characters of one piece that are scored together; longer pieces are scored in
 # consecutive slices of this size (every character is still scored once).
 _SLICE_CHARS = 200_000
+_MARKS = ("email", "url", "amount", "role_mark", "separator")
+
+Floats = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,53 +95,94 @@ def document_words(texts: Sequence[str]) -> Counter[str]:
     return counts
 
 
-Split = list[tuple[list[str], str]]
+def _stream(pieces: Sequence[LearnedPiece]) -> Stream:
+    groups = [(index, piece.text[offset: offset + _SLICE_CHARS])
+              for index, piece in enumerate(pieces) for offset in range(0, max(1, len(piece.text)), _SLICE_CHARS)]
+    # A normalized piece holds the lines a normalization step changed; its sentences whose
+    # tokens equal a sentence as written were already scored there, so only the rest is scored.
+    normalized = frozenset(index for index, piece in enumerate(pieces) if piece.techniques)
+    return build_stream(groups, normalized)
 
 
-def _slices(text: str) -> list[Split]:
-    return [units for offset in range(0, max(1, len(text)), _SLICE_CHARS)
-            if (units := split_sentences(text[offset: offset + _SLICE_CHARS]))]
+def window_logits(detector: Detector, stream: Stream) -> Floats:
+    """The n-gram logit of the window starting at each sentence of ``stream``.
 
-
-def window_logits(detector: Detector, token_lists: Sequence[Sequence[str]]) -> list[float]:
-    """The n-gram logit of the window starting at each sentence.
-
-    Each sentence's distinct n-grams are summed once, then a window adds its
-    sentences' sums and the bigrams across their boundaries: the same counts
-    the trainer builds for the window.
+    A window's n-grams are each sentence's distinct unigrams and bigrams,
+    and the bigram across each boundary between its sentences: the counts
+    the trainer builds for it.
     """
-    weights = detector.weights
-    sums = [detector.ngram_sum(runtime_grams(tokens)) for tokens in token_lists]
-    junctions = [weights.get((left[-1], right[0]), 0.0) for left, right in itertools.pairwise(token_lists)]
-    logits = []
-    for start in range(len(token_lists)):
-        end = min(start + WINDOW_SENTENCES, len(token_lists))
-        logits.append(detector.ngram_intercept + sum(sums[start:end]) + sum(junctions[start:end - 1]))
-    return logits
+    hashes = stream.hashes
+    unigrams = np.zeros(len(hashes) + 1)
+    np.cumsum(detector.unigrams.lookup(hashes) * stream.unigram_counted, out=unigrams[1:])
+    bigrams = np.zeros(max(1, len(hashes)))
+    np.cumsum(detector.bigrams.lookup(stream.pairs) * stream.bigram_counted, out=bigrams[1:])
+    starts = stream.cstarts
+    ends = stream.cends[stream.window_ends()]
+    result: Floats = detector.ngram_intercept + unigrams[ends] - unigrams[starts] + bigrams[ends - 1] - bigrams[starts]
+    return result
 
 
-def _candidates(detector: Detector, split: Split) -> list[tuple[int, float]]:
-    """Windows whose n-gram logit leaves them any chance of reaching a threshold (see ``Detector.gate_logit``)."""
-    gate = detector.gate_logit
-    return [(start, logit) for start, logit in enumerate(window_logits(detector, [t for t, _ in split]))
-            if logit >= gate]
+def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: Sequence[str],
+                 known: bool) -> Floats:
+    """For each window, an upper bound of the combiner's logit.
+
+    Everything that array operations give (the n-gram logit, cue counts,
+    length, location) enters exactly; each input known only after Python
+    work (imperative sentences, character marks, topic shift) enters at
+    its most damaging value, term by term, so the bound is never below the
+    window's real logit.
+    """
+    weight = detector.weight
+    ends = stream.window_ends()
+    counts = stream.window_cues(detector.cue_unigrams, detector.cue_bigrams)
+    cue = {name: np.minimum(counts[:, i], CUE_SATURATION) / CUE_SATURATION for i, name in enumerate(CUE_NAMES)}
+    location_weight = np.array([weight(f"location_{name}") for name in LOCATION_NAMES])
+    location_index = np.array([LOCATION_NAMES.index(name) for name in locations], dtype=np.int64)[stream.piece]
+    hidden = (location_index != LOCATION_NAMES.index("visible")).astype(np.float64)
+    lengths = (stream.cends[ends] - stream.cstarts).astype(np.float64)
+    shift_known = 1.0 if known else 0.0
+    bound: Floats = (
+        detector.combiner_intercept
+        + weight("ngram_logit") * np.clip(logits, -LOGIT_CLIP, LOGIT_CLIP)
+        + sum(weight(name) * cue[name] for name in CUE_NAMES)
+        + weight("topic_known") * shift_known
+        + weight("length") * np.log1p(lengths) / 5.0
+        + weight("ai_x_task") * cue["ai_address"] * cue["reader_task"]
+        + weight("letter_x_ai") * cue["letter"] * cue["ai_address"]
+        + weight("override_x_task") * cue["override"] * cue["reader_task"]
+        + weight("hidden_x_second") * hidden * cue["second_person"]
+        + weight("hidden_x_ai") * hidden * cue["ai_address"]
+        + location_weight[location_index]
+    )
+    imperative = (weight("imperative") + weight("ai_x_imperative") * cue["ai_address"]
+                  + weight("task_x_imperative") * cue["reader_task"]
+                  + weight("oblig_x_imperative") * cue["obligation"]
+                  + weight("second_x_imperative") * cue["second_person"]
+                  + weight("hidden_x_imperative") * hidden
+                  + max(0.0, weight("shift_x_imperative")) * shift_known
+                  + max(0.0, weight("target_x_imperative")))
+    bound += np.maximum(imperative, 0.0)
+    bound += sum(max(0.0, weight(name)) for name in _MARKS)
+    bound += shift_known * np.maximum(weight("topic_shift") + weight("shift_x_second") * cue["second_person"], 0.0)
+    return bound
 
 
-def _score_window(
-    detector: Detector, piece: LearnedPiece, split: Split, start: int, logit: float, words: Counter[str],
-    cache: dict[int, Sentence],
-) -> tuple[float, list[Sentence]]:
-    units = []
-    for index in range(start, min(start + WINDOW_SENTENCES, len(split))):
-        unit = cache.get(index)
-        if unit is None:
-            unit = cache[index] = sentence_features(*split[index])
-        units.append(unit)
-    location = str(piece.location)
-    known = topic_known(words)
-    shift = topic_shift(window_content(units, 0), words) if known else 0.0
-    functional = functional_vector(window_sums(units, 0), shift, known, location)
-    return detector.probability(logit, functional, location), units
+def _document_counts(stream: Stream, written: npt.NDArray[np.bool_], words: set[str]) -> dict[str, int]:
+    """How often each of ``words`` occurs in the document as written (the topic-shift reference).
+
+    Only the candidate windows' content words are asked for, all at once:
+    each document token is looked up among them, instead of every word of
+    the document being counted into a dict.
+    """
+    distinct = sorted(words)
+    keys = word_hashes(distinct)
+    order = np.argsort(keys)
+    keys = keys[order]
+    document = stream.hashes[np.repeat(written, stream.cends - stream.cstarts)]
+    position = np.minimum(np.searchsorted(keys, document), len(keys) - 1)
+    matched = position[keys[position] == document]
+    counts = np.bincount(matched, minlength=len(keys))
+    return {distinct[index]: int(counts[rank]) for rank, index in enumerate(order.tolist())}
 
 
 def _window_hash(units: Sequence[Sentence]) -> str:
@@ -132,51 +190,58 @@ def _window_hash(units: Sequence[Sentence]) -> str:
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece]) -> list[WindowScore]:
-    """The best window of every piece that has a window past the gate.
+def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece], *,
+                 floor: float | None = None) -> list[WindowScore]:
+    """The best window of every piece, among windows that can reach ``floor``.
 
-    Only the n-gram logit is computed for every window; the functional
-    features, topic shift and the combiner run for the few windows that pass
-    the gate. The document's words (the topic-shift reference) are counted
-    over the pieces as written (those without normalization techniques), and
-    only when some window needs them.
+    With ``floor`` (a probability), only windows whose upper bound reaches it
+    are scored exactly, and a piece with none has no entry; without it,
+    every window is scored.
     """
-    sliced = [_slices(piece.text) for piece in pieces]
-    # A normalized piece holds the lines a normalization step changed; its sentences whose
-    # tokens equal a sentence as written were already scored there, so only the rest is scored.
-    written = {tuple(tokens) for piece, slices in zip(pieces, sliced, strict=True) if not piece.techniques
-               for split in slices for tokens, _ in split}
-    sliced = [slices if not piece.techniques else
-              [kept for split in slices if (kept := [u for u in split if tuple(u[0]) not in written])]
-              for piece, slices in zip(pieces, sliced, strict=True)]
-    candidates = [[(split, _candidates(detector, split)) for split in slices] for slices in sliced]
-    if not any(found for per_piece in candidates for _, found in per_piece):
+    stream = _stream(pieces)
+    if not len(stream):
         return []
-    words: Counter[str] = Counter()
-    for piece, slices in zip(pieces, sliced, strict=True):
-        if not piece.techniques:
-            for split in slices:
-                for tokens, _ in split:
-                    words.update(tokens)
-    scores = []
-    for piece, per_piece in zip(pieces, candidates, strict=True):
-        best: tuple[float, list[Sentence]] | None = None
-        for split, found in per_piece:
-            cache: dict[int, Sentence] = {}
-            for start, logit in found:
-                scored = _score_window(detector, piece, split, start, logit, words, cache)
-                if best is None or scored[0] > best[0]:
-                    best = scored
-        if best is not None:
-            scores.append(WindowScore(best[0], piece.location, piece.techniques, _window_hash(best[1])))
-    return scores
+    logits = window_logits(detector, stream)
+    written = np.array([not piece.techniques for piece in pieces], dtype=bool)[stream.piece]
+    known = int(np.sum((stream.cends - stream.cstarts)[written])) >= MIN_TOPIC_TOKENS
+    locations = [str(piece.location) for piece in pieces]
+    if floor is None:
+        candidates = np.arange(len(stream))
+    else:
+        bounds = upper_bounds(detector, stream, logits, locations, known)
+        candidates = np.flatnonzero(bounds >= logit(floor))
+    if not len(candidates):
+        return []
+    ends = stream.window_ends()
+    cache: dict[int, Sentence] = {}
+    windows: dict[int, list[Sentence]] = {}
+    for start in candidates.tolist():
+        units = windows[start] = []
+        for index in range(start, int(ends[start]) + 1):
+            unit = cache.get(index)
+            if unit is None:
+                unit = cache[index] = sentence_features(stream.sentence_tokens(index), stream.raws[index])
+            units.append(unit)
+    contents = {start: window_content(units, 0) for start, units in windows.items()} if known else {}
+    counts = _document_counts(stream, written, set().union(*contents.values())) if contents else {}
+    best: dict[int, tuple[float, list[Sentence]]] = {}
+    for start, units in windows.items():
+        piece = int(stream.piece[start])
+        location = locations[piece]
+        shift = topic_shift(contents[start], counts) if known else 0.0
+        functional = functional_vector(window_sums(units, 0), shift, known, location)
+        probability = detector.probability(float(logits[start]), functional, location)
+        if piece not in best or probability > best[piece][0]:
+            best[piece] = (probability, units)
+    return [WindowScore(probability, pieces[piece].location, pieces[piece].techniques, _window_hash(units))
+            for piece, (probability, units) in sorted(best.items())]
 
 
 def learned_findings(detector: Detector, pieces: Sequence[LearnedPiece], *, profile: str) -> list[Finding]:
     """Findings for every piece whose best window reaches the profile's ``warn`` threshold."""
     thresholds = detector.thresholds[profile]
     findings: list[Finding] = []
-    for score in sorted(score_pieces(detector, pieces), key=lambda s: -s.probability):
+    for score in sorted(score_pieces(detector, pieces, floor=thresholds.warn), key=lambda s: -s.probability):
         if score.probability < thresholds.warn or len(findings) >= MAX_LEARNED_FINDINGS:
             break
         # The location is already in the probability, so a learned finding's severity does

@@ -9,8 +9,9 @@ one; a long run without either is cut every ``SENTENCE_TOKENS`` tokens) and
 scored in *windows* of up to ``WINDOW_SENTENCES`` consecutive sentences, one
 window starting at every sentence. Each window has
 
-* its word 1- and 2-grams (the n-gram model's input, looked up in a
-  vocabulary, never hashed with Python's per-process ``hash``);
+* its word 1- and 2-grams, each distinct n-gram of a sentence once, plus
+  the bigrams across its sentence boundaries (the n-gram model's input; the
+  runtime looks them up by hash, see :mod:`.stream`, the trainer by name);
 * *functional* features: what the text does rather than how it is worded
   (it addresses an AI reader, refers to the reader's own task, uses
   obligation and sequencing words, starts sentences with action verbs, names
@@ -29,22 +30,29 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "CUE_NAMES",
+    "CUE_SATURATION",
+    "CUE_TABLE",
     "FUNCTIONAL_NAMES",
     "LOCATION_NAMES",
     "LOGIT_CLIP",
+    "MIN_TOPIC_TOKENS",
+    "SENTENCE_ENDS",
+    "SENTENCE_SPLIT",
     "SENTENCE_TOKENS",
     "WINDOW_SENTENCES",
+    "WORD_PATTERN",
     "Sentence",
     "Window",
     "WindowSums",
     "combined_vector",
     "functional_vector",
+    "lower_text",
     "ngrams",
-    "runtime_grams",
     "sentence_features",
     "sentence_grams",
     "sentences",
@@ -61,14 +69,17 @@ SENTENCE_TOKENS = 48
 LOGIT_CLIP = 8.0
 WINDOW_SENTENCES = 3
 # A window's functional features saturate at this many cue tokens.
-_SATURATION = 3.0
+CUE_SATURATION = 3.0
 # Documents with fewer tokens than this have no meaningful topic.
-_MIN_TOPIC_TOKENS = 100
+MIN_TOPIC_TOKENS = 100
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
+# A word (with one inner apostrophe) or a single mark; shared with the token stream (.stream).
+WORD_PATTERN = r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]"
+_TOKEN = re.compile(WORD_PATTERN)
 _SENTENCE_END = frozenset({".", "!", "?", "。", "！", "？", ";"})
 # Splits a line after each sentence-ending character (each is its own token).
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;。！？])")
+SENTENCE_ENDS = ".!?;。！？"
+SENTENCE_SPLIT = re.compile(f"(?<=[{re.escape(SENTENCE_ENDS)}])")
 
 LOCATION_NAMES: tuple[str, ...] = ("visible", "hidden", "comment", "metadata", "template", "attribute")
 
@@ -138,14 +149,14 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("second_person", _SECOND_PERSON),
     ("confidential", _CONFIDENTIAL),
 )
-_CUE_NAMES = tuple(name for name, _ in _CUES)
-_CUE_INDEX = {name: i for i, name in enumerate(_CUE_NAMES)}
-_CUE_TABLE: dict[str, tuple[int, ...]] = {}
+CUE_NAMES = tuple(name for name, _ in _CUES)
+_CUE_INDEX = {name: i for i, name in enumerate(CUE_NAMES)}
+CUE_TABLE: dict[str, tuple[int, ...]] = {}
 for _name, _words in _CUES:
     for _word in _words:
-        _CUE_TABLE[_word] = (*_CUE_TABLE.get(_word, ()), _CUE_INDEX[_name])
+        CUE_TABLE[_word] = (*CUE_TABLE.get(_word, ()), _CUE_INDEX[_name])
 _ACTION_SET = frozenset(_ACTION_VERBS)
-_BIGRAM_FIRST = frozenset(word.split(" ", 1)[0] for word in _CUE_TABLE if " " in word)
+_BIGRAM_FIRST = frozenset(word.split(" ", 1)[0] for word in CUE_TABLE if " " in word)
 # Words that may precede the verb of an imperative sentence.
 _IMPERATIVE_LEAD = frozenset({"please", "kindly", "now", "then", "also", "just", "immediately", "first", "and",
                               "simply", "quickly", "silently", "secretly", "instead", "finally", "next"})
@@ -171,7 +182,7 @@ _SEPARATOR_CHARS = re.compile(r"[-=*#_~<\[]")
 _HAS_DIGIT = re.compile(r"\d")
 
 FUNCTIONAL_NAMES: tuple[str, ...] = (
-    *_CUE_NAMES, "imperative", "email", "url", "amount", "role_mark", "separator", "topic_shift",
+    *CUE_NAMES, "imperative", "email", "url", "amount", "role_mark", "separator", "topic_shift",
     "topic_known", "length", "ai_x_imperative", "ai_x_task", "task_x_imperative", "oblig_x_imperative",
     "shift_x_imperative", "shift_x_second", "target_x_imperative", "letter_x_ai", "override_x_task",
     "second_x_imperative", "hidden_x_imperative", "hidden_x_second", "hidden_x_ai",
@@ -181,13 +192,6 @@ FUNCTIONAL_NAMES: tuple[str, ...] = (
 def sentence_grams(tokens: Sequence[str]) -> set[str]:
     """The distinct 1- and 2-grams of one sentence: repeating a word does not repeat its weight."""
     return set(ngrams(tokens))
-
-
-def runtime_grams(tokens: Sequence[str]) -> set[str | tuple[str, str]]:
-    """``sentence_grams`` keyed as the runtime's weights are: bigrams as (word, word) tuples."""
-    grams: set[str | tuple[str, str]] = set(tokens)
-    grams.update(itertools.pairwise(tokens))
-    return grams
 
 
 def ngrams(tokens: Sequence[str]) -> list[str]:
@@ -208,8 +212,8 @@ class Sentence:
 
 
 def _cue_counts(tokens: Sequence[str]) -> tuple[int, ...]:
-    counts = [0] * len(_CUE_NAMES)
-    table = _CUE_TABLE
+    counts = [0] * len(CUE_NAMES)
+    table = CUE_TABLE
     for hit in map(table.get, tokens):
         if hit is not None:
             for index in hit:
@@ -246,6 +250,11 @@ def _marks(raw: str) -> tuple[bool, bool, bool, bool, bool]:
     )
 
 
+def lower_text(text: str) -> str:
+    """The text the detector reads: lower-cased, every NUL a space (the token stream joins sentences with NUL)."""
+    return text.lower().replace("\x00", " ")
+
+
 def split_sentences(text: str) -> list[tuple[list[str], str]]:
     """The sentences of ``text`` as (lower-case tokens, raw lower-case text), nothing else computed.
 
@@ -254,8 +263,8 @@ def split_sentences(text: str) -> list[tuple[list[str], str]]:
     """
     result: list[tuple[list[str], str]] = []
     findall = _TOKEN.findall
-    for line in text.lower().split("\n"):
-        for raw in _SENTENCE_SPLIT.split(line):
+    for line in lower_text(text).split("\n"):
+        for raw in SENTENCE_SPLIT.split(line):
             tokens = findall(raw)
             if not tokens or (len(tokens) == 1 and not tokens[0][0].isalnum()):
                 continue
@@ -333,7 +342,7 @@ def window_tokens(units: Sequence[Sentence], start: int) -> list[str]:
     return tokens
 
 
-def topic_shift(content: Sequence[str], document_words: Counter[str]) -> float:
+def topic_shift(content: Sequence[str], document_words: Mapping[str, int]) -> float:
     """The share of the window's content words (see ``window_content``) found nowhere else in the document."""
     own = Counter(content)
     if not own:
@@ -349,7 +358,7 @@ def topic_known(document_words: Counter[str]) -> bool:
     filtered when a window is compared with it, which gives the same counts
     for them and costs far less than filtering the whole document).
     """
-    return sum(document_words.values()) >= _MIN_TOPIC_TOKENS
+    return sum(document_words.values()) >= MIN_TOPIC_TOKENS
 
 
 def windows(units: Sequence[Sentence], location: str, *, document_words: Counter[str] | None = None) -> list[Window]:
@@ -374,7 +383,7 @@ def windows(units: Sequence[Sentence], location: str, *, document_words: Counter
 
 def functional_vector(sums: WindowSums, shift: float, known: bool, location: str) -> tuple[float, ...]:
     """The functional features of a window (see ``FUNCTIONAL_NAMES``)."""
-    cue = [min(count, _SATURATION) / _SATURATION for count in sums.cues]
+    cue = [min(count, CUE_SATURATION) / CUE_SATURATION for count in sums.cues]
     imp = min(sums.imperative, 2) / 2.0
     marks = sums.marks
     ai, task, oblig, override, _role, letter, second, _conf = cue

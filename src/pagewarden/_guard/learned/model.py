@@ -3,20 +3,20 @@
 The artifact (``artifact/detector.json.gz``, rebuilt by ``scripts/train-guard``)
 holds two logistic models:
 
-1. an n-gram model: a weight per word 1- or 2-gram (a vocabulary, so scoring
-   is one dictionary lookup per n-gram and needs no numeric library);
+1. an n-gram model: a weight per word 1- or 2-gram (a vocabulary; at load it
+   becomes two sorted hash tables, so a page's n-grams are looked up in a
+   few array operations, see :mod:`.stream`);
 2. a combiner over the n-gram logit, the functional features, topic shift and
    the location (see :mod:`.features`), whose output is the window's
    probability of being an instruction aimed at the reader.
 
-Calibrated thresholds per guard profile ship with it. Scoring is additive per
-sentence: a window's n-gram logit is the sum of its sentences' sums (each
-distinct n-gram once per sentence) plus the bigrams that cross a sentence
-boundary, exactly the counts the trainer builds for the window. The combiner
-runs only on windows whose n-gram logit reaches ``gate_logit``: a floor read
-off the training data (no window, attack or benign, whose n-gram logit was
-below it reached the lowest threshold of any profile; a margin is taken off).
-A window below it costs one n-gram sum, which keeps long pages cheap.
+Calibrated thresholds per guard profile ship with it. A window's n-gram
+logit is the sum of the weights of all its n-grams (bigrams across its
+sentence boundaries included), exactly the counts the trainer builds. The
+combiner's exact inputs (imperative sentences, character marks, topic shift)
+are computed only for windows whose upper bound (:func:`.detect.upper_bounds`)
+can reach a threshold, which keeps long pages cheap without changing any
+score.
 """
 
 from __future__ import annotations
@@ -27,16 +27,18 @@ import json
 import math
 import operator
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from itertools import repeat
 from typing import Any, Final
+
+import numpy as np
 
 from ..._errors import GuardFailed
 from .features import FUNCTIONAL_NAMES, LOCATION_NAMES, combined_vector
+from .stream import HashTable, cue_tables, pair_keys, word_hashes
 
-__all__ = ["ARTIFACT_FORMAT", "Detector", "Thresholds", "load_detector", "sigmoid"]
+__all__ = ["ARTIFACT_FORMAT", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit", "sigmoid"]
 
 ARTIFACT_FORMAT: Final = 1
 _ARTIFACT = "detector.json.gz"
@@ -50,6 +52,15 @@ def sigmoid(value: float) -> float:
         return 1.0 / (1.0 + math.exp(-value))
     exp = math.exp(value)
     return exp / (1.0 + exp)
+
+
+def logit(probability: float) -> float:
+    """The inverse of :func:`sigmoid` (infinite at 0 and 1)."""
+    if probability <= 0.0:
+        return -math.inf
+    if probability >= 1.0:
+        return math.inf
+    return math.log(probability / (1.0 - probability))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,24 +81,19 @@ class Thresholds:
 class Detector:
     """A loaded detector artifact (immutable; shared by every guard call in the process)."""
 
-    # Unigrams keyed by the word, bigrams by a (word, word) tuple: hashing a tuple of two
-    # already-hashed strings is cheaper than building "a b" for every pair of a page.
-    weights: Mapping[str | tuple[str, str], float]
+    unigrams: HashTable           # word hash -> weight
+    bigrams: HashTable            # mixed hash of two words -> weight
+    cue_unigrams: HashTable       # word hash -> bit mask of the cues it signals
+    cue_bigrams: HashTable
     ngram_intercept: float
     combiner: tuple[float, ...]
     combiner_intercept: float
-    gate_logit: float  # windows with a lower n-gram logit are not scored (see the module docstring)
     thresholds: Mapping[str, Thresholds]
     digest: str
 
-    def ngram_sum(self, grams: Iterable[str | tuple[str, str]]) -> float:
-        """Sum of the weights of ``grams`` (unknown n-grams weigh nothing)."""
-        return sum(map(self.weights.get, grams, repeat(0.0)))
-
-    def vocabulary(self) -> dict[str, float]:
-        """The n-gram weights keyed as shipped and trained (bigrams as ``"a b"``)."""
-        return {k if isinstance(k, str) else f"{k[0]} {k[1]}": v for k, v in self.weights.items()}
-
+    def weight(self, name: str) -> float:
+        """The combiner's weight of one input (``ngram_logit``, a functional feature or ``location_<name>``)."""
+        return self.combiner[_COMBINER_INDEX[name]]
 
     def probability(self, ngram_logit: float, functional: Sequence[float], location: str) -> float:
         """The combiner's probability that the window instructs its reader."""
@@ -98,9 +104,27 @@ class Detector:
 
 
 
-def _runtime_key(gram: str) -> str | tuple[str, str]:
-    first, space, second = gram.partition(" ")
-    return (first, second) if space else gram
+_COMBINER_NAMES = ("ngram_logit", *FUNCTIONAL_NAMES, *(f"location_{n}" for n in LOCATION_NAMES))
+_COMBINER_INDEX = {name: index for index, name in enumerate(_COMBINER_NAMES)}
+
+
+def _ngram_tables(vocabulary: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
+    words: list[str] = []
+    word_weights: list[float] = []
+    pairs: tuple[list[str], list[str]] = ([], [])
+    pair_weights: list[float] = []
+    for gram, weight in vocabulary.items():
+        first, space, second = str(gram).partition(" ")
+        if space:
+            pairs[0].append(first)
+            pairs[1].append(second)
+            pair_weights.append(float(weight))
+        else:
+            words.append(first)
+            word_weights.append(float(weight))
+    pair_table = pair_keys(word_hashes(pairs[0]), word_hashes(pairs[1]))
+    return (HashTable.build(word_hashes(words), word_weights, np.float64),
+            HashTable.build(pair_table, pair_weights, np.float64))
 
 
 def parse_artifact(raw: bytes) -> Detector:
@@ -113,24 +137,40 @@ def parse_artifact(raw: bytes) -> Detector:
         data: dict[str, Any] = json.loads(gzip.decompress(raw))
         if data.get("format") != ARTIFACT_FORMAT:
             raise ValueError("format")
-        names = tuple(data["combiner_names"])
-        expected = ("ngram_logit", *FUNCTIONAL_NAMES, *(f"location_{n}" for n in LOCATION_NAMES))
-        if names != expected:
+        if tuple(data["combiner_names"]) != _COMBINER_NAMES:
             raise ValueError("features")
         thresholds = {name: Thresholds(float(t["warn"]), float(t["withhold"]))
                       for name, t in data["thresholds"].items()}
+        unigrams, bigrams = _ngram_tables(data["vocabulary"])
+        cue_unigrams, cue_bigrams = cue_tables()
         return Detector(
-            weights={_runtime_key(str(k)): float(v) for k, v in data["vocabulary"].items()},
+            unigrams=unigrams,
+            bigrams=bigrams,
+            cue_unigrams=cue_unigrams,
+            cue_bigrams=cue_bigrams,
             ngram_intercept=float(data["ngram_intercept"]),
             combiner=tuple(float(w) for w in data["combiner"]),
             combiner_intercept=float(data["combiner_intercept"]),
-            gate_logit=float(data["gate_logit"]),
             thresholds=thresholds,
             digest=hashlib.sha256(raw).hexdigest()[:16],
         )
     except (OSError, EOFError, ValueError, KeyError, TypeError) as exc:
         raise GuardFailed("the guard's detector artifact is missing or invalid; reinstall pagewarden",
                             reason="guard_model_invalid", stage="guard") from exc
+
+
+def _artifact_bytes() -> bytes:
+    try:
+        return resources.files(__package__).joinpath("artifact", _ARTIFACT).read_bytes()
+    except OSError as exc:
+        raise GuardFailed("the guard's detector artifact is missing; reinstall pagewarden",
+                          reason="guard_model_missing", stage="guard") from exc
+
+
+def artifact_vocabulary() -> dict[str, float]:
+    """The shipped n-gram weights by name (bigrams as ``"a b"``), read afresh: for tests and tools."""
+    vocabulary: dict[str, float] = json.loads(gzip.decompress(_artifact_bytes()))["vocabulary"]
+    return vocabulary
 
 
 def load_detector() -> Detector:
@@ -145,10 +185,5 @@ def load_detector() -> Detector:
         return _loaded
     with _lock:
         if _loaded is None:
-            try:
-                raw = resources.files(__package__).joinpath("artifact", _ARTIFACT).read_bytes()
-            except OSError as exc:
-                raise GuardFailed("the guard's detector artifact is missing; reinstall pagewarden",
-                                    reason="guard_model_missing", stage="guard") from exc
-            _loaded = parse_artifact(raw)
+            _loaded = parse_artifact(_artifact_bytes())
         return _loaded

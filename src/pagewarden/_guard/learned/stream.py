@@ -1,0 +1,336 @@
+"""A document's pieces as one token stream, so every window is scored with array operations.
+
+The per-window work of the detector used to be Python: a set of n-grams and
+a sum per sentence, for every sentence of every page. Here the text of all
+pieces is tokenized in one regular-expression pass, each token is hashed
+once, and n-gram weights and cue counts are looked up for all tokens at once
+in sorted hash tables (``numpy.searchsorted``). A window is then a range of
+tokens, and its n-gram logit and cue counts are differences of cumulative
+sums. The sentences and windows are exactly those of
+:func:`.features.split_sentences` (the trainer's): only the arithmetic moved.
+
+Keys are Python's own string hashes, which are randomized per process: the
+tables are built when the detector loads, in the process that uses them,
+and never stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .features import (
+    CUE_NAMES,
+    CUE_TABLE,
+    SENTENCE_ENDS,
+    SENTENCE_TOKENS,
+    WINDOW_SENTENCES,
+    WORD_PATTERN,
+    lower_text,
+)
+
+__all__ = ["HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "pair_keys", "word_hashes"]
+
+Keys = npt.NDArray[np.uint64]
+Ints = npt.NDArray[np.int64]
+
+_TOKEN = re.compile(WORD_PATTERN)
+# Joins raw sentences: a NUL is a one-character token of the word pattern (a mark), and
+# features.split_sentences turns every NUL of the text into a space, so each one is a boundary.
+# (A newline would do too, but an alternative for it makes the pattern several times slower.)
+_BOUNDARY = "\x00"
+# An odd 64-bit multiplier (the golden ratio's): mixes a bigram's two word hashes into one key.
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+# Another odd multiplier: mixes a sentence's index into a key, so equal n-grams are equal only in one sentence.
+_SENTENCE_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+# Powers of _MIX (modulo 2**64) for the polynomial key of a sentence (SENTENCE_TOKENS tokens at most).
+_POWERS = np.concatenate(([np.uint64(1)], np.cumprod(np.full(SENTENCE_TOKENS - 1, _MIX, dtype=np.uint64))))
+
+
+def _hashes(words: Iterable[str], count: int) -> Keys:
+    return np.fromiter(map(hash, words), dtype=np.int64, count=count).view(np.uint64)
+
+
+def word_hashes(words: Sequence[str]) -> Keys:
+    """The key of each word (this process's string hash)."""
+    return _hashes(words, len(words))
+
+
+_BOUNDARY_KEY = _hashes([_BOUNDARY], 1)[0]
+
+
+def pair_keys(first: Keys, second: Keys) -> Keys:
+    """The key of each bigram (first[i], second[i]); arithmetic wraps modulo 2**64."""
+    return first * _MIX + second
+
+
+def gram_key(gram: str) -> tuple[bool, int]:
+    """Whether ``gram`` ("word" or "word word") is a bigram, and its key in this process."""
+    first, space, second = gram.partition(" ")
+    if not space:
+        return False, int(_hashes([first], 1)[0])
+    return True, int(pair_keys(_hashes([first], 1), _hashes([second], 1))[0])
+
+
+@dataclass(frozen=True, slots=True)
+class HashTable:
+    """Values keyed by 64-bit hashes, in an open-addressing table for vectorized lookup.
+
+    The table has at least eight slots per key, so a key sits at most a few
+    slots after its home slot (``probes``, the longest run, is recorded):
+    a lookup is a few gathers over the whole query array, not a binary
+    search per query.
+    """
+
+    keys: Keys
+    values: npt.NDArray[Any]
+    occupied: npt.NDArray[np.bool_]
+    probes: int
+
+    @classmethod
+    def build(cls, keys: Sequence[int] | Keys, values: Sequence[float] | Sequence[int], dtype: Any) -> HashTable:
+        """A table of ``values`` under ``keys`` (a key given twice keeps its first value)."""
+        key_array, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
+        value_array = np.array(values, dtype=dtype)[first]
+        size = 1 << max(4, (8 * max(1, len(key_array)) - 1).bit_length())
+        mask = np.uint64(size - 1)
+        slots = np.zeros(size, dtype=np.uint64)
+        stored = np.zeros(size, dtype=dtype)
+        occupied = np.zeros(size, dtype=np.bool_)
+        pending = np.arange(len(key_array))
+        probes = 0
+        while len(pending):
+            # Each round places, for every free slot, the first pending key that wants it.
+            wanted = ((key_array[pending] + np.uint64(probes)) & mask).astype(np.int64)
+            free = ~occupied[wanted]
+            _, first_of_slot = np.unique(wanted, return_index=True)
+            chosen = np.zeros(len(pending), dtype=np.bool_)
+            chosen[first_of_slot] = True
+            placed = free & chosen
+            slots[wanted[placed]] = key_array[pending[placed]]
+            stored[wanted[placed]] = value_array[pending[placed]]
+            occupied[wanted[placed]] = True
+            pending = pending[~placed]
+            probes += 1
+        return cls(slots, stored, occupied, probes)
+
+    def lookup(self, queries: Keys) -> npt.NDArray[Any]:
+        """The value of each query key, zero where a key is absent."""
+        mask = np.uint64(len(self.keys) - 1)
+        slot = (queries & mask).astype(np.int64)
+        found = self.keys[slot] == queries
+        result = self.values[slot]
+        result[~found] = 0
+        # Keys not at their home slot: only queries whose home is taken by another key look further.
+        pending = np.flatnonzero(~found & self.occupied[slot])
+        for offset in range(1, self.probes):
+            if not len(pending):
+                break
+            wanted = queries[pending]
+            slot = ((wanted + np.uint64(offset)) & mask).astype(np.int64)
+            found = self.keys[slot] == wanted
+            result[pending[found]] = self.values[slot[found]]
+            # A key is never stored past an empty slot on its path: stop looking there.
+            pending = pending[~found & self.occupied[slot]]
+        return result
+
+
+def cue_tables() -> tuple[HashTable, HashTable]:
+    """Unigram and bigram cue tables: each key's value is a bit mask of the cues it signals."""
+    unigrams: dict[int, int] = {}
+    bigrams: dict[int, int] = {}
+    for gram, cues in CUE_TABLE.items():
+        is_pair, key = gram_key(gram)
+        target = bigrams if is_pair else unigrams
+        for cue in cues:
+            target[key] = target.get(key, 0) | (1 << cue)
+    return (HashTable.build(list(unigrams), list(unigrams.values()), np.uint16),
+            HashTable.build(list(bigrams), list(bigrams.values()), np.uint16))
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """The sentences of every piece, as token ranges of one stream.
+
+    ``tokens`` is every token of the joined text (boundaries included), and
+    ``starts``/``ends`` index it per sentence; ``cstarts``/``cends`` index the
+    same sentences in ``hashes``, which holds only the tokens of kept
+    sentences. ``last[i]`` is the last sentence of sentence ``i``'s group (a
+    slice of one piece): windows never cross it.
+    """
+
+    tokens: list[str]
+    raws: list[str]
+    starts: list[int]
+    ends: list[int]
+    cstarts: Ints
+    cends: Ints
+    piece: Ints
+    last: Ints
+    hashes: Keys
+    pairs: Keys                           # pairs[k]: the bigram of kept tokens k and k + 1
+    within: npt.NDArray[np.bool_]         # within[k]: that bigram is inside one sentence
+    unigram_counted: npt.NDArray[np.bool_]  # one occurrence of each word per sentence
+    bigram_counted: npt.NDArray[np.bool_]   # one occurrence of each bigram per sentence, and every junction
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+    def sentence_tokens(self, index: int) -> list[str]:
+        """The tokens of sentence ``index``."""
+        return self.tokens[self.starts[index]: self.ends[index]]
+
+    def window_ends(self) -> Ints:
+        """The last sentence of the window starting at each sentence."""
+        return np.minimum(np.arange(len(self.raws), dtype=np.int64) + (WINDOW_SENTENCES - 1), self.last)
+
+    def window_cues(self, unigrams: HashTable, bigrams: HashTable) -> Ints:
+        """Each window's count of every cue (rows: windows; columns: ``CUE_NAMES``).
+
+        A two-word cue counts only inside one sentence (as in
+        :func:`.features.sentence_features`). Cue words are rare, so each
+        cue's occurrences are listed and a window's count is the number of
+        them inside its range.
+        """
+        starts = self.cstarts
+        ends = self.cends[self.window_ends()]
+        masks = unigrams.lookup(self.hashes)
+        pair_masks = bigrams.lookup(self.pairs)
+        pair_masks[~self.within] = 0
+        hits, pair_hits = np.flatnonzero(masks), np.flatnonzero(pair_masks)
+        hit_masks, pair_hit_masks = masks[hits], pair_masks[pair_hits]
+        counts = np.zeros((len(starts), len(CUE_NAMES)), dtype=np.int64)
+        for bit in range(len(CUE_NAMES)):
+            for positions, found in ((hits, hit_masks), (pair_hits, pair_hit_masks)):
+                at = positions[(found >> bit) & 1 == 1]
+                if len(at):
+                    # A bigram at k lies in the window when k + 1 does: both its tokens are inside.
+                    last = ends if positions is hits else ends - 1
+                    counts[:, bit] += np.searchsorted(at, last) - np.searchsorted(at, starts)
+        return counts
+
+
+def _mark_boundaries(text: str) -> str:
+    # str.replace per character is several times faster than a regular-expression substitution.
+    for mark in SENTENCE_ENDS:
+        if mark in text:
+            text = text.replace(mark, mark + _BOUNDARY)
+    return text.replace("\n", _BOUNDARY)
+
+
+def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = frozenset()) -> Stream:
+    """The stream of ``groups`` (piece index, text), one group per slice of a piece.
+
+    Sentences of the pieces in ``dropped`` whose tokens equal a sentence of
+    another piece are left out (a normalized piece repeats the lines it did
+    not change; they were scored as written).
+    """
+    # A boundary after every sentence end and in place of every newline: the text splits into
+    # the raw sentences of split_sentences (lines cut after sentence punctuation).
+    texts = [_mark_boundaries(lower_text(text)) for _, text in groups]
+    if dropped:
+        # A raw sentence of a dropped piece that equals one of another piece only holds sentences
+        # the token-level check below would drop: leave it out before tokenizing (half of a
+        # normalized piece is usually lines it did not change).
+        seen = {raw for (piece, _), text in zip(groups, texts, strict=True) if piece not in dropped
+                for raw in text.split(_BOUNDARY)}
+        texts = [text if piece not in dropped else
+                 _BOUNDARY.join(raw for raw in text.split(_BOUNDARY) if raw not in seen)
+                 for (piece, _), text in zip(groups, texts, strict=True)]
+    joined = _BOUNDARY.join(texts)
+    raws = joined.split(_BOUNDARY)
+    group_of_raw = np.repeat(np.arange(len(groups)), [text.count(_BOUNDARY) + 1 for text in texts])
+    tokens = _TOKEN.findall(joined)
+    hashes = _hashes(tokens, len(tokens))
+    boundaries = np.flatnonzero(hashes == _BOUNDARY_KEY)
+    raw_starts = np.concatenate(([0], boundaries + 1))
+    raw_ends = np.append(boundaries, len(tokens))
+    lengths = raw_ends - raw_starts
+    # Sentences as split_sentences keeps them: no tokens, or one token that is not a word, is
+    # no sentence; a run longer than SENTENCE_TOKENS is cut, and a cut-off lone mark dropped.
+    keep = lengths > 1
+    for raw_index in np.flatnonzero(lengths == 1).tolist():
+        keep[raw_index] = tokens[raw_starts[raw_index]][0].isalnum()
+    long_runs = np.flatnonzero(lengths > SENTENCE_TOKENS).tolist()
+    if long_runs:
+        keep[long_runs] = False
+    kept = np.flatnonzero(keep)
+    starts_array, ends_array, raw_of = raw_starts[kept], raw_ends[kept], kept
+    if long_runs:
+        cut: list[tuple[int, int, int]] = []
+        for raw_index in long_runs:
+            start, end = int(raw_starts[raw_index]), int(raw_ends[raw_index])
+            for piece_start in range(start, end, SENTENCE_TOKENS):
+                piece_end = min(piece_start + SENTENCE_TOKENS, end)
+                if piece_end - piece_start > 1 or tokens[piece_start][0].isalnum():
+                    cut.append((piece_start, piece_end, raw_index))
+        merged = sorted([*zip(starts_array.tolist(), ends_array.tolist(), raw_of.tolist(), strict=True), *cut])
+        starts_array = np.array([m[0] for m in merged], dtype=np.int64)
+        ends_array = np.array([m[1] for m in merged], dtype=np.int64)
+        raw_of = np.array([m[2] for m in merged], dtype=np.int64)
+    piece_of = np.array([piece for piece, _ in groups], dtype=np.int64)[group_of_raw[raw_of]]
+    if dropped:
+        from_dropped = np.isin(piece_of, list(dropped))
+        keys = _sentence_keys(hashes, starts_array, ends_array)
+        stay = ~from_dropped | ~np.isin(keys, keys[~from_dropped])
+        starts_array, ends_array, raw_of, piece_of = starts_array[stay], ends_array[stay], raw_of[stay], piece_of[stay]
+    edges = (np.bincount(starts_array, minlength=len(tokens) + 1)
+             - np.bincount(ends_array, minlength=len(tokens) + 1))
+    inside = np.cumsum(edges[:-1]) > 0
+    before = np.zeros(len(tokens) + 1, dtype=np.int64)
+    np.cumsum(inside, out=before[1:])
+    compact = hashes[inside]
+    sentence_of = np.repeat(np.arange(len(raw_of), dtype=np.uint64), (before[ends_array] - before[starts_array]))
+    pairs = pair_keys(compact[:-1], compact[1:]) if len(compact) > 1 else np.zeros(0, dtype=np.uint64)
+    within = sentence_of[:-1] == sentence_of[1:]
+    sentence_group = group_of_raw[raw_of]
+    # The last sentence of each sentence's group: groups are contiguous runs of sentences.
+    last = np.zeros(len(raw_of), dtype=np.int64)
+    if len(raw_of):
+        run_ends = np.flatnonzero(np.append(sentence_group[1:] != sentence_group[:-1], True))
+        last = np.repeat(run_ends, np.diff(np.concatenate(([-1], run_ends))))
+    return Stream(
+        tokens=tokens,
+        raws=[raws[r] for r in raw_of.tolist()],
+        starts=starts_array.tolist(),
+        ends=ends_array.tolist(),
+        cstarts=before[starts_array],
+        cends=before[ends_array],
+        piece=piece_of,
+        last=last,
+        hashes=compact,
+        pairs=pairs,
+        within=within,
+        unigram_counted=_once_per_sentence(compact, sentence_of),
+        bigram_counted=~within | _once_per_sentence(pairs, sentence_of[:-1]),
+    )
+
+
+def _once_per_sentence(keys: Keys, sentence_of: Keys) -> npt.NDArray[np.bool_]:
+    """One occurrence of each key per sentence is True (n-grams count once per sentence).
+
+    Which occurrence does not matter: a window holds whole sentences.
+    """
+    mixed = keys + sentence_of * _SENTENCE_MIX
+    order = np.argsort(mixed)
+    ordered = mixed[order]
+    once = np.ones(len(keys), dtype=np.bool_)
+    once[order[1:][ordered[1:] == ordered[:-1]]] = False
+    return once
+
+
+def _sentence_keys(hashes: Keys, starts: Ints, ends: Ints) -> Keys:
+    """A 64-bit key per sentence: a polynomial over its token hashes (equal token lists, equal keys)."""
+    lengths = ends - starts
+    if not len(lengths):
+        return np.zeros(0, dtype=np.uint64)
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    position = np.arange(int(lengths.sum())) - np.repeat(offsets, lengths)
+    values = hashes[np.repeat(starts, lengths) + position] * _POWERS[position]
+    keys: Keys = np.add.reduceat(values, offsets) + lengths.astype(np.uint64) * _MIX
+    return keys
