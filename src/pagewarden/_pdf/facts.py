@@ -8,7 +8,7 @@ every field is type-checked here and anything unexpected is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._errors import DocumentUnreadable
 from .hidden import TECHNIQUES
@@ -21,9 +21,11 @@ _ANNOTATION_VIAS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """A visible run of text: its text, effective size and box (page space, points)."""
+class Line(NamedTuple):
+    """A visible run of text: its text, effective size and box (page space, points).
+
+    A named tuple rather than a dataclass: a page has hundreds, built straight from the worker's lists.
+    """
 
     text: str
     size: float
@@ -91,12 +93,18 @@ def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
     return first, second
 
 
+_NUMBERS = frozenset({int, float})
+
+
 def _line(value: Any) -> Line:
-    # [text, size, x0, x1, y0, y1]
-    if not isinstance(value, list) or len(value) != 6:
+    # [text, size, x0, x1, y0, y1]; type() is exact, so a bool is not taken for a number.
+    if type(value) is not list or len(value) != 6:
         raise _Invalid
     text, size, x0, x1, y0, y1 = value
-    return Line(_str(text), _num(size), _num(x0), _num(x1), _num(y0), _num(y1))
+    if (type(text) is not str or type(size) not in _NUMBERS or type(x0) not in _NUMBERS
+            or type(x1) not in _NUMBERS or type(y0) not in _NUMBERS or type(y1) not in _NUMBERS):
+        raise _Invalid
+    return Line(text, float(size), float(x0), float(x1), float(y0), float(y1))
 
 
 def _page(number: int, value: Any) -> PageFacts:

@@ -45,7 +45,7 @@ def is_optional(handle: int) -> bool:
     written = ctypes.c_ulong()
     for index in range(min(count, 32)):
         mark = native.get_mark(handle, index)
-        named = bool(mark) and native.mark_name(mark, buffer, _NAME_BYTES, ctypes.byref(written))
+        named = bool(mark) and native.mark_name(mark, ctypes.addressof(buffer), _NAME_BYTES, ctypes.addressof(written))
         if named and buffer.raw[: max(written.value - 2, 0)] == "OC".encode("utf-16-le"):
             return True
     return False

@@ -12,7 +12,7 @@ built here from escaped text only: nothing in a PDF becomes Markdown syntax.
 from __future__ import annotations
 
 import re
-import statistics
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -84,12 +84,24 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
 
 
 def body_size(pages: tuple[PageFacts, ...]) -> float:
-    """The size most of the text is set in (median over characters)."""
-    sizes: list[float] = []
+    """The size most of the text is set in (median over characters, a line counting at most 200)."""
+    weights: Counter[float] = Counter()
     for page in pages:
         for line in page.lines:
-            sizes.extend([round(line.size, 1)] * min(len(line.text), 200))
-    return statistics.median(sizes) if sizes else 10.0
+            weights[round(line.size, 1)] += min(len(line.text), 200)
+    total = sum(weights.values())
+    if total == 0:
+        return 10.0
+    # The median of the sizes repeated by their weights, without repeating them.
+    lower: float | None = None
+    seen = 0
+    for size in sorted(weights):
+        seen += weights[size]
+        if lower is None and seen > (total - 1) // 2:
+            lower = size
+        if seen > total // 2:
+            return (lower + size) / 2 if lower is not None else size
+    return 10.0  # unreachable: the loop passes total // 2
 
 
 def _heading_level(size: float, body: float) -> int:

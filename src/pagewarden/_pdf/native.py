@@ -8,8 +8,8 @@ with ``c_void_p`` handles: a handle is an ``int``, compared and hashed for free.
 Only functions the worker calls once per object or per glyph are redeclared;
 everything else goes through pypdfium2 as usual.
 
-Out-parameters are kept in one :class:`Out` per page and read right after each
-call (the worker is single-threaded).
+Out-parameters are kept in one :class:`Out` per page, passed by address, and
+read right after each call (the worker is single-threaded).
 """
 
 from __future__ import annotations
@@ -28,10 +28,6 @@ Box = tuple[float, float, float, float]  # left, bottom, right, top (page space)
 Matrix = tuple[float, float, float, float, float, float]
 
 _P = ctypes.c_void_p
-_F = ctypes.POINTER(ctypes.c_float)
-_D = ctypes.POINTER(ctypes.c_double)
-_U = ctypes.POINTER(ctypes.c_uint)
-_I = ctypes.POINTER(ctypes.c_int)
 
 
 def _redeclare(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
@@ -41,29 +37,32 @@ def _redeclare(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
     return ctypes.CFUNCTYPE(restype, *argtypes)(pointer)
 
 
+if ctypes.sizeof(raw.FS_MATRIX) != 6 * ctypes.sizeof(ctypes.c_float):
+    raise ImportError("FS_MATRIX is not six floats")
+
+# Out-parameters are passed as plain addresses too (c_void_p), into the arrays of :class:`Out`.
 count_objects = _redeclare("FPDFPage_CountObjects", ctypes.c_int, _P)
 get_object = _redeclare("FPDFPage_GetObject", _P, _P, ctypes.c_int)
 form_count_objects = _redeclare("FPDFFormObj_CountObjects", ctypes.c_int, _P)
 form_get_object = _redeclare("FPDFFormObj_GetObject", _P, _P, ctypes.c_ulong)
 object_type = _redeclare("FPDFPageObj_GetType", ctypes.c_int, _P)
-object_bounds = _redeclare("FPDFPageObj_GetBounds", ctypes.c_int, _P, _F, _F, _F, _F)
-object_matrix = _redeclare("FPDFPageObj_GetMatrix", ctypes.c_int, _P, ctypes.POINTER(raw.FS_MATRIX))
-fill_colour = _redeclare("FPDFPageObj_GetFillColor", ctypes.c_int, _P, _U, _U, _U, _U)
-stroke_colour = _redeclare("FPDFPageObj_GetStrokeColor", ctypes.c_int, _P, _U, _U, _U, _U)
+object_bounds = _redeclare("FPDFPageObj_GetBounds", ctypes.c_int, _P, _P, _P, _P, _P)
+object_matrix = _redeclare("FPDFPageObj_GetMatrix", ctypes.c_int, _P, _P)
+fill_colour = _redeclare("FPDFPageObj_GetFillColor", ctypes.c_int, _P, _P, _P, _P, _P)
+stroke_colour = _redeclare("FPDFPageObj_GetStrokeColor", ctypes.c_int, _P, _P, _P, _P, _P)
 count_marks = _redeclare("FPDFPageObj_CountMarks", ctypes.c_int, _P)
 get_mark = _redeclare("FPDFPageObj_GetMark", _P, _P, ctypes.c_ulong)
-mark_name = _redeclare("FPDFPageObjMark_GetName", ctypes.c_int, _P, ctypes.c_void_p, ctypes.c_ulong,
-                       ctypes.POINTER(ctypes.c_ulong))
+mark_name = _redeclare("FPDFPageObjMark_GetName", ctypes.c_int, _P, _P, ctypes.c_ulong, _P)
 set_active = _redeclare("FPDFPageObj_SetIsActive", ctypes.c_int, _P, ctypes.c_int)
 text_render_mode = _redeclare("FPDFTextObj_GetTextRenderMode", ctypes.c_int, _P)
-font_size = _redeclare("FPDFTextObj_GetFontSize", ctypes.c_int, _P, _F)
-path_draw_mode = _redeclare("FPDFPath_GetDrawMode", ctypes.c_int, _P, _I, _I)
+font_size = _redeclare("FPDFTextObj_GetFontSize", ctypes.c_int, _P, _P)
+path_draw_mode = _redeclare("FPDFPath_GetDrawMode", ctypes.c_int, _P, _P, _P)
 path_count_segments = _redeclare("FPDFPath_CountSegments", ctypes.c_int, _P)
 count_chars = _redeclare("FPDFText_CountChars", ctypes.c_int, _P)
-page_text = _redeclare("FPDFText_GetText", ctypes.c_int, _P, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+page_text = _redeclare("FPDFText_GetText", ctypes.c_int, _P, ctypes.c_int, ctypes.c_int, _P)
 char_owner = _redeclare("FPDFText_GetTextObject", _P, _P, ctypes.c_int)
 char_unicode = _redeclare("FPDFText_GetUnicode", ctypes.c_uint, _P, ctypes.c_int)
-char_box = _redeclare("FPDFText_GetCharBox", ctypes.c_int, _P, ctypes.c_int, _D, _D, _D, _D)
+char_box = _redeclare("FPDFText_GetCharBox", ctypes.c_int, _P, ctypes.c_int, _P, _P, _P, _P)
 
 
 def address(handle: Any) -> int:
@@ -71,75 +70,69 @@ def address(handle: Any) -> int:
     return ctypes.cast(getattr(handle, "raw", handle), ctypes.c_void_p).value or 0
 
 
-class Out:
-    """Reusable out-parameters for the calls above."""
+def _addresses(array: Any, size: int) -> tuple[int, ...]:
+    base = ctypes.addressof(array)
+    return tuple(base + size * index for index in range(len(array)))
 
-    __slots__ = (
-        "_colour",
-        "_doubles",
-        "_floats",
-        "_ints",
-        "_matrix",
-        "_size",
-        "colour_args",
-        "double_args",
-        "float_args",
-        "int_args",
-        "matrix_arg",
-        "size_arg",
-    )
+
+class Out:
+    """Reusable out-parameters for the calls above, passed by address."""
+
+    __slots__ = ("_colour", "_colour_at", "_doubles", "_doubles_at", "_floats", "_floats_at", "_ints", "_ints_at",
+                 "_matrix", "_matrix_at")
 
     def __init__(self) -> None:
-        self._floats = [ctypes.c_float() for _ in range(4)]
-        self._doubles = [ctypes.c_double() for _ in range(4)]
-        self._colour = [ctypes.c_uint() for _ in range(4)]
-        self._ints = [ctypes.c_int() for _ in range(2)]
-        self._size = ctypes.c_float()
-        self._matrix = raw.FS_MATRIX()
-        self.float_args = tuple(ctypes.byref(value) for value in self._floats)
-        self.double_args = tuple(ctypes.byref(value) for value in self._doubles)
-        self.colour_args = tuple(ctypes.byref(value) for value in self._colour)
-        self.int_args = tuple(ctypes.byref(value) for value in self._ints)
-        self.size_arg = ctypes.byref(self._size)
-        self.matrix_arg = ctypes.byref(self._matrix)
+        self._floats = (ctypes.c_float * 4)()
+        self._doubles = (ctypes.c_double * 4)()
+        self._colour = (ctypes.c_uint * 4)()
+        self._ints = (ctypes.c_int * 2)()
+        self._matrix = (ctypes.c_float * 6)()  # FS_MATRIX: six floats a..f
+        self._floats_at = _addresses(self._floats, 4)
+        self._doubles_at = _addresses(self._doubles, 8)
+        self._colour_at = _addresses(self._colour, 4)
+        self._ints_at = _addresses(self._ints, 4)
+        self._matrix_at = ctypes.addressof(self._matrix)
 
     def bounds(self, handle: int) -> Box | None:
         """The object's box in its own space (forms' matrices not applied)."""
-        if not object_bounds(handle, *self.float_args):
+        a, b, c, d = self._floats_at
+        if not object_bounds(handle, a, b, c, d):
             return None
-        left, bottom, right, top = self._floats
-        return (left.value, bottom.value, right.value, top.value)
+        values = self._floats
+        return (values[0], values[1], values[2], values[3])
 
     def matrix(self, handle: int) -> Matrix | None:
         """The object's matrix, ``None`` when PDFium has none."""
-        if not object_matrix(handle, self.matrix_arg):
+        if not object_matrix(handle, self._matrix_at):
             return None
         m = self._matrix
-        return (m.a, m.b, m.c, m.d, m.e, m.f)
+        return (m[0], m[1], m[2], m[3], m[4], m[5])
 
     def colour(self, getter: Callable[..., int], handle: int) -> tuple[int, int, int, int]:
         """Fill or stroke colour as (r, g, b, alpha); opaque black when PDFium has none."""
-        if not getter(handle, *self.colour_args):
+        a, b, c, d = self._colour_at
+        if not getter(handle, a, b, c, d):
             return (0, 0, 0, 255)
-        r, g, b, a = self._colour
-        return (r.value, g.value, b.value, a.value)
+        values = self._colour
+        return (values[0], values[1], values[2], values[3])
 
     def font_size(self, handle: int) -> float:
         """The nominal font size of a text object (0 when unknown)."""
-        return self._size.value if font_size(handle, self.size_arg) else 0.0
+        return self._floats[0] if font_size(handle, self._floats_at[0]) else 0.0
 
     def draw_mode(self, handle: int) -> tuple[int, int] | None:
         """A path's fill mode and stroke flag."""
-        if not path_draw_mode(handle, *self.int_args):
+        if not path_draw_mode(handle, *self._ints_at):
             return None
-        return (self._ints[0].value, self._ints[1].value)
+        return (self._ints[0], self._ints[1])
 
     def char_box(self, textpage: int, index: int) -> Box | None:
         """A glyph's box on the text page."""
-        if not char_box(textpage, index, *self.double_args):
+        a, b, c, d = self._doubles_at
+        if not char_box(textpage, index, a, b, c, d):
             return None
         left, right, bottom, top = self._doubles
-        return (left.value, bottom.value, right.value, top.value)
+        return (left, bottom, right, top)
 
 
 def wide_string(call: Callable[..., int], *args: Any) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,21 +154,27 @@ def _vertical_scale(m: Matrix) -> float:
     return float((m[2] * m[2] + m[3] * m[3]) ** 0.5)
 
 
-def _walk(page: int, out: Out) -> list[_Item]:
-    """Every page object in drawing order, form XObjects flattened with their matrices applied."""
+def _walk(page: int, out: Out, texts: Container[int]) -> list[_Item]:
+    """Every page object in drawing order, form XObjects flattened with their matrices applied
+    (text objects only when they hold text: those in ``texts``)."""
     items: list[_Item] = []
+    seen = [0]
     object_type, bounds = native.object_type, out.bounds
 
     def visit(parent: int, count: int, get: Callable[[int, int], int | None], matrix: Matrix, depth: int,
               optional: bool) -> None:
         scale = _vertical_scale(matrix)
+        identity = matrix == _IDENTITY
+        seen[0] += count
+        if seen[0] > MAX_OBJECTS_PER_PAGE:
+            raise LimitExceeded("objects")
         for index in range(count):
-            if len(items) >= MAX_OBJECTS_PER_PAGE:
-                raise LimitExceeded("objects")
             handle = get(parent, index)
             if not handle:
                 continue
             kind = object_type(handle)
+            if kind == _TEXT and handle not in texts:
+                continue
             if kind == _FORM:
                 if depth >= MAX_FORM_DEPTH:
                     raise LimitExceeded("depth")
@@ -179,7 +185,8 @@ def _walk(page: int, out: Out) -> list[_Item]:
             box = bounds(handle)
             if box is None:
                 continue
-            items.append(_Item(handle, kind, _transform(box, matrix), len(items), scale, optional))
+            items.append(_Item(handle, kind, box if identity else _transform(box, matrix), len(items), scale,
+                               optional))
 
     visit(page, native.count_objects(page), native.get_object, _IDENTITY, 0, False)
     return items
@@ -211,7 +218,7 @@ class _TextPage:
         if count <= 0:
             return
         buffer = ctypes.create_string_buffer(2 * (count + 1))
-        written = native.page_text(textpage, 0, count, buffer)
+        written = native.page_text(textpage, 0, count, ctypes.addressof(buffer))
         text = buffer.raw[: 2 * max(written - 1, 0)].decode("utf-16-le", "replace")
         exact = len(text) != count or _RTL.search(text) is not None
         if len(text) != count:
@@ -328,7 +335,8 @@ def _line(text: str, paint: Paint) -> list[Any]:
 def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -> PageText:
     """Judge every text object of ``page`` and return its visible lines and hidden runs."""
     out = Out()
-    items = _walk(native.address(page), out)
+    chars = _TextPage(native.address(textpage))
+    items = _walk(native.address(page), out, chars.runs)
     result = PageText()
     fills = _Fills()
     for item in items:
@@ -337,7 +345,6 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -
             if colour is not False:
                 fills.add(item, colour if isinstance(colour, tuple) else None)
     result.truncated_covers = fills.truncated
-    chars = _TextPage(native.address(textpage))
     optional: dict[int, tuple[_Item, list[int]]] = {}  # visible objects tagged as optional content: their lines
     for item in items:
         if item.kind != _TEXT:
