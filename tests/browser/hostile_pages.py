@@ -98,6 +98,10 @@ HOSTILE: list[Hostile] = [
     Hostile("script_flood", _html(TEXT + "<script>for (let i = 0; i < 400; i++) { const s = document.createElement("
                                   "'script'); s.src = '/s.js?' + i; document.head.appendChild(s); }</script>"),
             (BUDGET,)),
+    Hostile("stylesheet_flood", _html(TEXT + "<script>for (let i = 0; i < 400; i++) {"
+                                      " const l = document.createElement('link'); l.setAttribute('rel', 'stylesheet');"
+                                      " l.setAttribute('href', '/c.css?' + i);"
+                                      " document.head.appendChild(l); }</script>"), (BUDGET,)),
     Hostile("image_flood", _html(TEXT + "<script>for (let i = 0; i < 2000; i++) new Image().src = '/i.png?' + i;"
                                  "</script>"), ("ok", *SLOW)),
     Hostile("worker_flood", _html(TEXT + f"<script>{_WORKER}</script>"), (BUDGET, "ok", *SLOW)),
@@ -119,6 +123,22 @@ HOSTILE: list[Hostile] = [
                               "for (let i = 0; i < 150000; i++) b.appendChild(document.createElement('i'));</script>"),
             # A walk cut by its own timeout over a DOM that probes could not count either: GUARD_FAILED.
             (("RESPONSE_TOO_LARGE", "browser_dom_too_large"), *SLOW, ("GUARD_FAILED", "visibility_timeout"))),
+    # Two million elements in one script task, before DOMContentLoaded: the isolated-world observer sees the
+    # bound at the end of the loop, before the browser would spend many seconds laying them out. The loop
+    # itself takes the renderer seconds: on a loaded machine it can outlast the navigation timeout.
+    Hostile("dom_bomb_2m", _html("<div id=b></div><script>const b = document.getElementById('b');"
+                                 "for (let i = 0; i < 2000000; i++) b.appendChild(document.createElement('i'));"
+                                 "</script><p>after</p>"), (("RESPONSE_TOO_LARGE", "browser_dom_too_large"), *SLOW)),
+    # Two million elements from one innerHTML assignment.
+    Hostile("dom_bomb_markup", _html("<div id=b></div><script>document.getElementById('b').innerHTML ="
+                                     " '<i></i>'.repeat(2000000);</script>"),
+            (("RESPONSE_TOO_LARGE", "browser_dom_too_large"),)),
+    # The same DOM built in batches of 50,000 from timers after DOMContentLoaded.
+    Hostile("dom_bomb_batches", _html("<div id=b></div><script>const b = document.getElementById('b'); let n = 0;"
+                                      "function grow() { for (let i = 0; i < 50000; i++) b.appendChild("
+                                      "document.createElement('i')); n += 50000;"
+                                      " if (n < 2000000) setTimeout(grow, 0); } grow();</script>"),
+            (("RESPONSE_TOO_LARGE", "browser_dom_too_large"),)),
     # Slow and endless responses, bombs and broken transfers (these also run on the static path).
     Hostile("silent_server", _slow, SLOW, static=(READ_DEADLINE,)),
     Hostile("trickle", _trickle, ("ok", *SLOW), static=("ok", READ_DEADLINE)),
@@ -149,3 +169,4 @@ def install(server: HostileServer) -> None:
     for path in ("/f", "/x", "/w", "/fr", "/p"):
         server.add(path, headers=HTML, body=b"<p>x</p>")
     server.add("/s.js", headers={"Content-Type": "text/javascript"}, body=b"void 0;")
+    server.add("/c.css", headers={"Content-Type": "text/css"}, body=b"p { margin: 0 }")

@@ -52,9 +52,11 @@ class _Fresh:
         self.context = _Context()
         self.session = _Session()
         self.closes = closes
+        self.stopped_page: bool | None = None
 
-    async def close(self) -> bool:
+    async def close(self, *, stop_page: bool = False) -> bool:
         await asyncio.sleep(0)
+        self.stopped_page = stop_page
         return self.closes
 
 

@@ -190,9 +190,9 @@ async def test_read_contexts_close_in_the_background_up_to_the_concurrency(
     original = FreshContext.close
     closing_seen: list[int] = []
 
-    async def slow_close(self: FreshContext) -> bool:
+    async def slow_close(self: FreshContext, *, stop_page: bool = False) -> bool:
         await anyio.sleep(0.6)
-        return await original(self)
+        return await original(self, stop_page=stop_page)
 
     monkeypatch.setattr(FreshContext, "close", slow_close)
     async with BrowserPool(browser_config(concurrency=concurrency), reader_config(site), prewarm=False) as pool:

@@ -136,7 +136,7 @@ class ContextSupply:
         return fresh, warm
 
     # -- closing -------------------------------------------------------------------------
-    async def release(self, fresh: FreshContext) -> None:
+    async def release(self, fresh: FreshContext, *, stop_page: bool = False) -> None:
         """Close a read's context after the read, off the read's path when possible.
 
         The read's proxy session is revoked at once (its credentials stop
@@ -152,13 +152,13 @@ class ContextSupply:
         fresh.session.revoke()
         self.closing.add(fresh.context)
         if self.browser_dead or len(self._tasks) >= self._max_background:
-            await self._close_read_context(fresh)
+            await self._close_read_context(fresh, stop_page)
             return
-        self._spawn(self._close_read_context(fresh), "pagewarden-close-context")
+        self._spawn(self._close_read_context(fresh, stop_page), "pagewarden-close-context")
 
-    async def _close_read_context(self, fresh: FreshContext) -> None:
+    async def _close_read_context(self, fresh: FreshContext, stop_page: bool) -> None:
         try:
-            if not await fresh.close() and not self.browser_dead:
+            if not await fresh.close(stop_page=stop_page) and not self.browser_dead:
                 self._abandon(fresh.context)
         finally:
             self.closing.discard(fresh.context)

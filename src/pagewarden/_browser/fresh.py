@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
+import anyio.lowlevel
 from playwright.async_api import (
     Browser,
     BrowserContext,
@@ -42,13 +43,16 @@ from playwright.async_api import Error as PlaywrightError
 
 from .._egress import PinningProxy, ProxySession
 from .._errors import UnknownError
+from .observer import observer_source
 from .policy import BrowserPolicy
 from .routing import ABORT_ERROR_CODE, PageGuard, init_script
-from .settle import OBSERVER_SOURCE
+from .settle import DomProbe
 
 __all__ = ["CLOSE_TIMEOUT", "FreshContext", "ReadHooks"]
 
 CLOSE_TIMEOUT: Final = 3.0
+# Seconds a close waits for the page's renderer to die after it was told to (see close(stop_page=True)).
+_CRASH_WAIT: Final = 0.5
 # Seconds a spare's renderer has to answer before it is given to a read (see responsive()).
 _RESPONSIVE_TIMEOUT: Final = 1.0
 _VIEWPORT: Final = {"width": 1280, "height": 720}
@@ -92,8 +96,10 @@ class FreshContext:
         self.hooks: ReadHooks | None = None
         self.crashed = False
         self.closed = False
+        self._renderer_gone = anyio.Event()
         # The isolated world whose observer tells settle when the DOM last changed (per context).
         self.settle_world = f"pagewarden-settle-{secrets.token_hex(8)}"
+        self._max_nodes: int | None = None
         # The page-world global counting scheduled work (see init_script.js), per context.
         self.pending_name = f"__pw{secrets.token_hex(8)}"
         # Requests in flight and when one last started or ended (anyio time): settle's network signal.
@@ -167,10 +173,18 @@ class FreshContext:
         # isolated world as each document is created.
         await cdp.send("Page.enable")
         await cdp.send(
-            "Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER_SOURCE, "worldName": self.settle_world}
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": observer_source(policy.max_dom_nodes), "worldName": self.settle_world},
         )
+        self._max_nodes = policy.max_dom_nodes
 
     # -- use ------------------------------------------------------------------------------
+    def probe(self) -> DomProbe:
+        """A probe of this page's DOM, reading the observer registered for its documents."""
+        if self.cdp is None:  # pragma: no cover - set by create()
+            raise UnknownError("the context has no CDP session", reason="browser_context_unprepared", stage="browser")
+        return DomProbe(self.cdp, self.settle_world, self.pending_name, self._max_nodes)
+
     @property
     def attached(self) -> bool:
         """Whether a read was attached (a context serves one read only)."""
@@ -223,17 +237,55 @@ class FreshContext:
         self.session.deadline = None if math.isinf(deadline) else deadline
         return self.page
 
-    async def close(self) -> bool:
-        """Close the context (shielded, bounded) and revoke its credentials; ``False`` if it would not close."""
+    async def close(self, *, stop_page: bool = False) -> bool:
+        """Close the context (shielded, bounded) and revoke its credentials; ``False`` if it would not close.
+
+        With ``stop_page``, the page's renderer is ended first (:meth:`_end_renderer`): a hostile page
+        still building frames or firing requests would otherwise keep the browser busy tearing it down,
+        and Chromium makes the next context only after that.
+        """
         self.closed = True
         closed_in_time = True
         with anyio.CancelScope(shield=True):
+            if stop_page:
+                await self._end_renderer()
             with anyio.move_on_after(CLOSE_TIMEOUT) as closing:
                 with contextlib.suppress(PlaywrightError):
                     await self.context.close()
             closed_in_time = not closing.cancelled_caught
             self.session.revoke()
         return closed_in_time
+
+    async def _end_renderer(self) -> None:
+        """Crash the page's renderer on purpose (CDP ``Page.crash``) and wait, bounded, until it is gone.
+
+        A renderer serves one context only (Chromium never shares one across contexts), so nothing
+        but this page goes with it. The command gets no answer (its renderer dies), so it is sent in a
+        task that is cancelled once the crash is seen or :data:`_CRASH_WAIT` has passed. The page's
+        CDP session is detached right after the command.
+        """
+        cdp, page = self.cdp, self.page
+        if cdp is None or page is None or self.crashed or page.is_closed():
+            return
+        with anyio.move_on_after(_CRASH_WAIT):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._send_crash, cdp)
+                await anyio.lowlevel.checkpoint()  # the command is sent once the task awaits its answer
+                # Nothing of this session is needed any more: its events (the network events of every
+                # request still in flight) would only queue up on the pipe the next reads share.
+                tasks.start_soon(self._detach, cdp)
+                await self._renderer_gone.wait()
+                tasks.cancel_scope.cancel()
+
+    @staticmethod
+    async def _send_crash(cdp: CDPSession) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await cdp.send("Page.crash")
+
+    @staticmethod
+    async def _detach(cdp: CDPSession) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await cdp.detach()
 
     # -- handlers: the attached read's guard, or refusal before a read is attached -----------
     async def _route(self, route: Route, request: Request) -> None:
@@ -284,6 +336,9 @@ class FreshContext:
             await download.cancel()
 
     def _crash(self, _page: Page) -> None:
+        self._renderer_gone.set()
+        if self.closed:
+            return  # ended on purpose by close(stop_page=True), after its read
         self.crashed = True
         if self.hooks is not None:
             self.hooks.on_crash()

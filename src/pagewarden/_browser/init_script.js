@@ -96,7 +96,8 @@ function trackLazyContent(name, lock) {
 // fetch and XMLHttpRequest calls past requestLimit (the policy's request budget) in one document fail at
 // once, as a network error would, without reaching the browser's network stack: a page firing thousands
 // of requests costs its own read (the budget still ends it), not the browser's event pipe that other reads
-// share. Workers and pristine realms can bypass this; the routing budget still counts what they send.
+// share. Script and stylesheet elements given a URL by script count too (capElementLoads). Workers and
+// pristine realms can bypass this; the routing budget still counts what they send.
 function trackPendingWork(pendingName, timerLimitMs, requestLimit, lock) {
   // One set per scheduler: timeout, frame and idle-callback ids are separate number spaces.
   const pendingSets = [];
@@ -178,5 +179,57 @@ function trackPendingWork(pendingName, timerLimitMs, requestLimit, lock) {
       },
     }.send;
   }
+  capElementLoads(overBudget);
   lock(globalThis, pendingName, () => pendingSets.reduce((total, pending) => total + pending.size, requests));
+}
+
+// Script and stylesheet elements a script points at a URL count against the same budget as fetch and
+// XMLHttpRequest: past it, the URL is not set (through the src/href property or setAttribute), so the
+// element never loads. A page appending hundreds of script elements then costs its own read (the routing
+// budget still ends it), not hundreds of requests through the routing and the driver's event pipe, which
+// every read of the browser shares and which would still be delivering them after the read had ended.
+// Elements the parser makes are not touched: the routing counts them.
+function capElementLoads(overBudget) {
+  const capped = [
+    ["HTMLScriptElement", "src"],
+    ["HTMLLinkElement", "href"],
+  ];
+  const kinds = [];
+  for (const [name, property] of capped) {
+    const element = globalThis[name];
+    const proto = element && element.prototype;
+    const descriptor = proto && Object.getOwnPropertyDescriptor(proto, property);
+    if (!descriptor || typeof descriptor.set !== "function") {
+      continue;
+    }
+    kinds.push([element, property]);
+    const set = descriptor.set;
+    Object.defineProperty(proto, property, {
+      get: descriptor.get,
+      set: {
+        [property](value) {
+          if (!overBudget()) {
+            set.call(this, value);
+          }
+        },
+      }[property],
+      enumerable: descriptor.enumerable,
+      configurable: descriptor.configurable,
+    });
+  }
+  const element = globalThis.Element && globalThis.Element.prototype;
+  const setAttribute = element && element.setAttribute;
+  if (typeof setAttribute !== "function" || kinds.length === 0) {
+    return;
+  }
+  const counted = (target, name) =>
+    kinds.some(([kind, property]) => target instanceof kind && String(name).toLowerCase() === property);
+  element.setAttribute = {
+    setAttribute(name, value) {
+      if (counted(this, name) && overBudget()) {
+        return undefined;
+      }
+      return setAttribute.call(this, name, value);
+    },
+  }.setAttribute;
 }

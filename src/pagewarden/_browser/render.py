@@ -23,43 +23,36 @@ bounded, so a page stuck in an infinite loop cannot hold the read.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request, Response
+from playwright.async_api import Page, Response
 
-from .._egress import ProxyFault
-from .._errors import (
-    GuardFailed,
-    PagewardenError,
-    ResponseTooLarge,
-    Timeout,
-    UnsafeURL,
-    UnsupportedContentType,
-)
+from .._errors import GuardFailed, PagewardenError, Timeout, UnsafeURL
 from .._net.urls import Target, parse_target
-from .boundary import crashed, translate
-from .faults import proxy_fault_error, redirect_error, status_error
-from .fresh import FreshContext, ReadHooks
+from .boundary import crashed
+from .fresh import ReadHooks
 from .pool import BrowserPool, Lease
-from .routing import PageGuard
+from .read_state import ReadState, media_type
 from .settle import DomProbe, ScrollOutcome, scroll_for_lazy_content, settle
-from .visibility import snapshot
+from .visibility import Snapshot, snapshot
 
 __all__ = ["BROWSER_LIMITATIONS", "RenderedPage", "render"]
 
-_HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
 # Seconds kept back from the snapshot for clean-up when the deadline is near, and the least
 # time worth starting a snapshot with.
 _CLEANUP_RESERVE: Final = 0.6
 _MIN_SNAPSHOT_TIME: Final = 0.05
-_MAX_NAV_URLS: Final = 64
 # Seconds the last DOM-size check before the snapshot may take.
 _DOM_CHECK_TIMEOUT: Final = 1.0
+# While the page loads: seconds before the first DOM-size probe, and between probes.
+_DOM_WATCH_START: Final = 0.25
+_DOM_WATCH_EVERY: Final = 0.15
+# Refused requests after which a page counts as busy: its renderer is ended before its context closes.
+_BUSY_REFUSED: Final = 50
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -114,89 +107,12 @@ class RenderedPage:
     timings: Mapping[str, float] = field(default_factory=dict)
 
 
-def _media_type(response: Response) -> str:
-    value = response.headers.get("content-type", "")
-    return value.split(";", 1)[0].strip().lower()
-
-
-class _Read:
-    """The state of one render; every Playwright exception passes :meth:`_fail`."""
+class _Read(ReadState):
+    """The steps of one render: context, navigation, settle, scroll, snapshot, close."""
 
     def __init__(self, pool: BrowserPool, lease: Lease, target: Target, nav_url: str, deadline: float) -> None:
-        self.pool = pool
-        self.lease = lease
-        self.policy = pool.policy
-        self.target = target
-        self.nav_url = nav_url
-        self.deadline = deadline
-        self.stage = "context"
-        self.stop_error: PagewardenError | None = None
-        self.renderer_crashed = False
-        self.scope: anyio.CancelScope | None = None
-        self.fresh: FreshContext | None = None
-        self.main_response: Response | None = None
-        self.nav_hosts: set[str] = {target.host}
-        # Canonical URLs of the main document and its redirect hops (bounded), and whether a hop came back.
-        self.nav_urls: set[str] = {target.url}
-        self.redirect_looped = False
-        self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
-        self.timings: dict[str, float] = {}
+        super().__init__(pool, lease, target, nav_url, deadline)
         self.scrolled = ScrollOutcome(0, False)
-
-    # -- stopping ---------------------------------------------------------------------------
-    def _stop(self, error: PagewardenError) -> None:
-        """Stop the read at once with ``error`` (budget overrun, crash)."""
-        if self.stop_error is None:
-            self.stop_error = error
-        if self.scope is not None:
-            self.scope.cancel()
-
-    def _on_browser_dead(self) -> None:
-        self._stop(crashed(renderer=False, url=self.target.url))
-
-    def _on_crash(self) -> None:
-        self.renderer_crashed = True
-        self._stop(crashed(renderer=True, url=self.target.url))
-
-    def _ms(self, since: float) -> float:
-        return round((anyio.current_time() - since) * 1000, 1)
-
-    def _time_left(self) -> float:
-        return max(0.001, self.deadline - anyio.current_time())
-
-    def _deadline_error(self) -> Timeout:
-        return Timeout("the page did not render before the deadline", reason="browser_deadline",
-                       url=self.target.url, stage=self.stage)
-
-    def _fail(self, exc: BaseException) -> PagewardenError:
-        if self.stop_error is not None:
-            return self.stop_error
-        refused = self._proxy_refusal()
-        if refused is not None:
-            return refused
-        if isinstance(exc, PlaywrightError) and "ERR_TOO_MANY_REDIRECTS" in (exc.message or ""):
-            return redirect_error(looped=self.redirect_looped, url=self.target.url)
-        return translate(
-            exc,
-            stage=self.stage,
-            url=self.target.url,
-            browser_dead=self.lease.instance.dead,
-            renderer_crashed=self.renderer_crashed,
-        )
-
-    def _proxy_refusal(self) -> UnsafeURL | None:
-        """The proxy's refusal of the main document (or one of its redirect hops), if any."""
-        if self.fresh is None:
-            return None
-        for entry in reversed(self.fresh.session.ledger.entries):
-            if entry.host in self.nav_hosts and entry.status in (403, 405):
-                return UnsafeURL(
-                    "the egress proxy refused the page's address",
-                    reason=entry.reason,
-                    url=self.target.url,
-                    stage="browser_proxy",
-                )
-        return None
 
     # -- the read ---------------------------------------------------------------------------
     async def run(self) -> RenderedPage:
@@ -214,7 +130,9 @@ class _Read:
                 except PlaywrightError as exc:
                     raise self._fail(exc) from None
                 self.timings["total"] = self._ms(started)
-                return self._finish(result)
+                finished = self._finish(result)
+                self.succeeded = True
+                return finished
             # Only a stop (budget, crash) or our own deadline gets here.
             if self.stop_error is not None:
                 raise self.stop_error
@@ -244,111 +162,19 @@ class _Read:
             raise crashed(renderer=True, url=self.target.url)
         return page
 
-    def _on_request(self, request: Request) -> None:
-        # Redirect hops of the main document: the proxy may refuse or cut any of them.
-        if request.is_navigation_request() and request.frame.parent_frame is None:
-            with contextlib.suppress(PagewardenError):
-                hop = parse_target(request.url, self.pool.reader_config)
-                self.nav_hosts.add(hop.host)
-                if request.redirected_from is not None and hop.url in self.nav_urls:
-                    self.redirect_looped = True
-                if len(self.nav_urls) < _MAX_NAV_URLS:
-                    self.nav_urls.add(hop.url)
-
-    def _on_proxy_fault(self, fault: ProxyFault) -> None:
-        """The proxy refused or cut one of this read's requests: if it was the main document, stop now."""
-        if self.stage != "navigation" or fault.url is None or fault.url not in self.nav_urls:
-            return
-        error = proxy_fault_error(fault, self.target.url)
-        if error is not None:
-            self._stop(error)
-
-    def _on_response(self, response: Response) -> None:
-        request = response.request
-        if request.is_navigation_request() and request.frame.parent_frame is None:
-            self.main_response = response
-
-    async def _navigate_and_read(self, page: Page) -> tuple[Response, Any]:
-        policy = self.policy
-        self.stage = "navigation"
-        begun = anyio.current_time()
-        timeout_ms = min(policy.navigation_timeout, self._time_left()) * 1000
-        response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
-        self.timings["navigation"] = self._ms(begun)
-        if response is None:
-            raise self._fail(PlaywrightError("no response for the main document"))
-        self._check_response(response)
+    async def _navigate_and_read(self, page: Page) -> tuple[Response, Snapshot]:
+        response = await self._navigate(page)
         # The page has its document: the browser prepares the next read's context while this one
         # settles. (Measured back to back on 2 cores: started at DOMContentLoaded the spare is ready
         # for the next read, ~15 ms faster per read than starting it once the page is quiet; started
         # before navigation it slows this read's own loading by ~35 ms.)
         self.lease.warm_next()
-        self.stage = "settle"
-        begun = anyio.current_time()
-        if self.fresh is None or self.fresh.cdp is None:  # pragma: no cover - set by _open
-            raise self._fail(PlaywrightError("no CDP session"))
-        fresh, cdp = self.fresh, self.fresh.cdp
-        await settle(
-            DomProbe(cdp, fresh.settle_world, fresh.pending_name),
-            lambda: fresh.inflight,
-            max_time=min(policy.settle_time, self._time_left()),
-            quiet=policy.settle_quiet,
-            max_nodes=policy.max_dom_nodes,
-            network_since=lambda: fresh.network_at,
-            idle=policy.settle_idle,
-        )
-        self.timings["settle"] = self._ms(begun)
-        # Content that loads as it scrolls into view: scroll in viewport steps (bounded by the policy).
-        self.stage = "scroll"
-        begun = anyio.current_time()
-        self.scrolled = await scroll_for_lazy_content(
-            DomProbe(cdp, fresh.settle_world, fresh.pending_name),
-            lambda: fresh.inflight,
-            max_steps=policy.scroll_steps,
-            max_time=min(policy.scroll_time, self._time_left() - _CLEANUP_RESERVE - policy.snapshot_timeout / 2),
-            quiet=policy.settle_quiet,
-            idle=policy.settle_idle,
-            max_nodes=policy.max_dom_nodes,
-            network_since=lambda: fresh.network_at,
-        )
-        self.timings["scroll"] = self._ms(begun)
-        self.timings["scroll_steps"] = float(self.scrolled.steps)
+        await self._settle_and_scroll()
         # A meta refresh or script navigation may have replaced the document.
         last = self.main_response or response
         if last is not response:
             self._check_response(last)
-        self.stage = "snapshot"
-        begun = anyio.current_time()
-        # The snapshot's clean-up after a timeout (detaching its CDP session) and our context close
-        # still need a moment; leave it, so a stuck page ends the read by its deadline, not after.
-        room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
-        if room <= _MIN_SNAPSHOT_TIME:
-            raise self._deadline_error()
-        limited = room < policy.snapshot_timeout
-        # The DOM bound, checked once more before the snapshot walks the page: settle's probes can all
-        # miss on a page busy building a huge DOM, and the walk would then run into its timeout first.
-        await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, room / 4))
-        room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
-        if room <= _MIN_SNAPSHOT_TIME:
-            raise self._deadline_error()
-        limited = room < policy.snapshot_timeout
-        try:
-            snap = await snapshot(
-                page,
-                max_nodes=policy.max_dom_nodes,
-                max_html_chars=policy.max_html_chars,
-                timeout=min(policy.snapshot_timeout, room),
-                cdp=cdp,
-            )
-        except GuardFailed as exc:
-            # Cut short by the read's deadline rather than by its own timeout: report the deadline.
-            if exc.reason == "visibility_timeout" and limited:
-                raise self._deadline_error() from None
-            if exc.reason == "visibility_timeout":
-                # A walk that ran out of time over a DOM past the bound is the bound's failure.
-                await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, self._time_left() - _CLEANUP_RESERVE))
-            raise
-        self.timings["snapshot"] = self._ms(begun)
+        snap = await self._snapshot(page)
         if self.stop_error is not None:
             raise self.stop_error
         try:
@@ -362,38 +188,129 @@ class _Read:
             ) from None
         return last, snap
 
+    async def _navigate(self, page: Page) -> Response:
+        """Go to the URL and wait for DOMContentLoaded, watching the DOM bound meanwhile."""
+        self.stage = "navigation"
+        begun = anyio.current_time()
+        timeout_ms = min(self.policy.navigation_timeout, self._time_left()) * 1000
+        failed: PlaywrightError | None = None
+        response: Response | None = None
+        async with anyio.create_task_group() as watch:
+            watch.start_soon(self._watch_dom_size)
+            try:
+                response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
+            except PlaywrightError as exc:
+                failed = exc  # raised below, outside the task group (which would wrap it in a group)
+            finally:
+                watch.cancel_scope.cancel()
+        if failed is not None:
+            raise failed
+        self.timings["navigation"] = self._ms(begun)
+        if response is None:
+            raise self._fail(PlaywrightError("no response for the main document"))
+        self._check_response(response)
+        return response
+
+    async def _watch_dom_size(self) -> None:
+        """While the page loads: stop the read once a probe counts more elements than allowed.
+
+        The isolated-world observer (:mod:`.observer`) notices the bound as the DOM is built and
+        empties the document; this watch reports it even when DOMContentLoaded never comes. It
+        starts late enough that an ordinary page has its document before the first probe.
+        """
+        await anyio.sleep(_DOM_WATCH_START)
+        probe = self._probe()
+        while True:
+            sample = None
+            with anyio.move_on_after(_DOM_WATCH_EVERY * 2):
+                sample = await probe.sample()
+            if sample is not None and sample.elements > self.policy.max_dom_nodes:
+                self._stop(self._dom_error())
+                return
+            await anyio.sleep(_DOM_WATCH_EVERY)
+
+    def _probe(self) -> DomProbe:
+        if self.fresh is None:  # pragma: no cover - set by _open
+            raise self._fail(PlaywrightError("no browser context"))
+        return self.fresh.probe()
+
+    async def _settle_and_scroll(self) -> None:
+        """Settle, then scroll content that loads as it scrolls into view (bounded by the policy)."""
+        policy, fresh = self.policy, self.fresh
+        if fresh is None:  # pragma: no cover - set by _open
+            raise self._fail(PlaywrightError("no browser context"))
+        self.stage = "settle"
+        begun = anyio.current_time()
+        await settle(
+            fresh.probe(),
+            lambda: fresh.inflight,
+            max_time=min(policy.settle_time, self._time_left()),
+            quiet=policy.settle_quiet,
+            max_nodes=policy.max_dom_nodes,
+            network_since=lambda: fresh.network_at,
+            idle=policy.settle_idle,
+        )
+        self.timings["settle"] = self._ms(begun)
+        self.stage = "scroll"
+        begun = anyio.current_time()
+        self.scrolled = await scroll_for_lazy_content(
+            fresh.probe(),
+            lambda: fresh.inflight,
+            max_steps=policy.scroll_steps,
+            max_time=min(policy.scroll_time, self._time_left() - _CLEANUP_RESERVE - policy.snapshot_timeout / 2),
+            quiet=policy.settle_quiet,
+            idle=policy.settle_idle,
+            max_nodes=policy.max_dom_nodes,
+            network_since=lambda: fresh.network_at,
+        )
+        self.timings["scroll"] = self._ms(begun)
+        self.timings["scroll_steps"] = float(self.scrolled.steps)
+
+    def _snapshot_room(self) -> float:
+        # The snapshot's clean-up after a timeout (detaching its CDP session) and our context close
+        # still need a moment; leave it, so a stuck page ends the read by its deadline, not after.
+        room = self.deadline - anyio.current_time() - _CLEANUP_RESERVE
+        if room <= _MIN_SNAPSHOT_TIME:
+            raise self._deadline_error()
+        return room
+
+    async def _snapshot(self, page: Page) -> Snapshot:
+        policy = self.policy
+        self.stage = "snapshot"
+        begun = anyio.current_time()
+        # The DOM bound, checked once more before the snapshot walks the page: settle's probes can all
+        # miss on a page busy building a huge DOM, and the walk would then run into its timeout first.
+        await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, self._snapshot_room() / 4))
+        room = self._snapshot_room()
+        try:
+            snap = await snapshot(
+                page,
+                max_nodes=policy.max_dom_nodes,
+                max_html_chars=policy.max_html_chars,
+                timeout=min(policy.snapshot_timeout, room),
+                cdp=self.fresh.cdp if self.fresh is not None else None,
+            )
+        except GuardFailed as exc:
+            # Cut short by the read's deadline rather than by its own timeout: report the deadline.
+            if exc.reason == "visibility_timeout" and room < policy.snapshot_timeout:
+                raise self._deadline_error() from None
+            if exc.reason == "visibility_timeout":
+                # A walk that ran out of time over a DOM past the bound is the bound's failure.
+                await self._check_dom_size(min(_DOM_CHECK_TIMEOUT, self._time_left() - _CLEANUP_RESERVE))
+            raise
+        self.timings["snapshot"] = self._ms(begun)
+        return snap
+
     async def _check_dom_size(self, timeout: float) -> None:
         """Raise ``browser_dom_too_large`` when one probe (within ``timeout``) counts more elements than allowed."""
-        if self.fresh is None or self.fresh.cdp is None or timeout <= 0:
+        if self.fresh is None or timeout <= 0:
             return
-        limit = self.policy.max_dom_nodes
         with anyio.move_on_after(timeout):
-            sample = await DomProbe(self.fresh.cdp, self.fresh.settle_world, self.fresh.pending_name).sample()
-            if sample is not None and sample.elements > limit:
-                raise ResponseTooLarge(
-                    f"the rendered page has more than {limit} elements",
-                    reason="browser_dom_too_large",
-                    url=self.target.url,
-                    stage="snapshot",
-                )
+            sample = await self.fresh.probe().sample()
+            if sample is not None and sample.elements > self.policy.max_dom_nodes:
+                raise self._dom_error()
 
-    def _check_response(self, response: Response) -> None:
-        status = response.status
-        if not 200 <= status < 300:
-            refused = self._proxy_refusal()
-            if refused is not None:
-                raise refused
-            raise status_error(status, response.headers.get("retry-after"), self.target.url)
-        media_type = _media_type(response)
-        if media_type not in _HTML_TYPES:
-            raise UnsupportedContentType(
-                "the browser renders HTML pages only",
-                reason="browser_not_html",
-                url=self.target.url,
-                stage="navigation",
-            )
-
-    def _finish(self, result: tuple[Response, Any]) -> RenderedPage:
+    def _finish(self, result: tuple[Response, Snapshot]) -> RenderedPage:
         response, snap = result
         limitations = list(BROWSER_LIMITATIONS)
         if self.pool.config.remote:
@@ -409,7 +326,7 @@ class _Read:
             url=self.nav_url,
             final_url=snap.final_url,
             status=response.status,
-            content_type=_media_type(response),
+            content_type=media_type(response),
             html=snap.html,
             node_count=snap.node_count,
             truncated=snap.truncated or self.scrolled.truncated,
@@ -425,7 +342,10 @@ class _Read:
         """Close the context and revoke the proxy credentials (in the background when possible)."""
         if self.fresh is not None:
             self.fresh.session.on_fault = None
-            await self.lease.instance.release_context(self.fresh)
+            # A page that failed its read or is still busy (requests in flight, floods of refused
+            # requests) may go on loading for seconds: its renderer is ended rather than torn down.
+            busy = self.fresh.inflight > 0 or self.guard.refused >= _BUSY_REFUSED
+            await self.lease.instance.release_context(self.fresh, stop_page=busy or not self.succeeded)
 
 
 async def render(pool: BrowserPool, url: str, *, deadline: float | None = None) -> RenderedPage:

@@ -6,20 +6,14 @@ flight and no change to the DOM's nodes or text for ``quiet`` seconds) or
 ``max_time`` has passed, whichever comes first, and stops the read early when
 the DOM grows beyond the node budget.
 
-The DOM signal comes from a ``MutationObserver`` (child lists and character
-data, not attributes: an animated style is not new content) in a CDP isolated
-world of the main frame, like the visibility snapshot: page script shares the
-DOM but not that world's globals, so it can neither see nor disconnect the
-observer, nor fake its clock. The observer is installed when each document is
-created (:data:`OBSERVER_SOURCE` registered with
-``Page.addScriptToEvaluateOnNewDocument`` under a per-context world name, see
-:mod:`.fresh`), so it has seen every change since the parser started; where
-it is missing, the first probe installs it. Each probe is one
-``Runtime.evaluate`` returning the element count and the milliseconds since
-the last change, so the quiet window is measured from the last change itself
-rather than from a coarse poll, and the next probe is timed for the moment the
-window would close. Network quiet is measured the same way, from the time the
-last request started or ended. A probe that cannot run (the main thread is
+The DOM signal comes from the isolated-world observer of :mod:`.observer`
+(installed as each document is created, see :mod:`.fresh`; where it is
+missing, the first probe installs it), which also holds the node bound. Each
+probe is one ``Runtime.evaluate`` returning the element count and the
+milliseconds since the last change, so the quiet window is measured from the
+last change itself rather than from a coarse poll, and the next probe is
+timed for the moment the window would close. Network quiet is measured the
+same way, from the time the last request started or ended. A probe that cannot run (the main thread is
 busy, the document was replaced) counts as "not quiet".
 
 Two windows. ``quiet`` (the policy's ``settle_quiet``) settles a page whatever
@@ -61,8 +55,9 @@ from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from .._errors import ResponseTooLarge
+from .observer import probe_expression
 
-__all__ = ["OBSERVER_SOURCE", "DomProbe", "DomSample", "ScrollOutcome", "scroll_for_lazy_content", "settle"]
+__all__ = ["DomProbe", "DomSample", "ScrollOutcome", "scroll_for_lazy_content", "settle"]
 
 # Longest and shortest pause between probes: the node budget is checked at least every _MAX_POLL.
 _MAX_POLL: Final = 0.1
@@ -90,24 +85,6 @@ _SCROLL_STEP: Final = """(async (move) => {
 })(%s)"""
 # Longest wait for one scroll step's frames (a page busy in a long task delays them).
 _SCROLL_STEP_TIMEOUT: Final = 0.4
-_INSTALL: Final = """
-  let s = globalThis.__pagewardenSettle;
-  if (!s) {
-    s = globalThis.__pagewardenSettle = { last: performance.now() };
-    new MutationObserver(() => { s.last = performance.now(); })
-      .observe(document, { childList: true, subtree: true, characterData: true });
-  }"""
-# Run in the isolated world when a document is created (see the module docstring).
-OBSERVER_SOURCE: Final = "(() => {" + _INSTALL + "\n})();"
-# One probe: installs the observer if it is missing; reports [elements, ms since the last change].
-_EXPRESSION: Final = (
-    "(() => {"
-    + _INSTALL
-    + "\n  return [document.getElementsByTagName('*').length, Math.max(0, Math.round(performance.now() - s.last))];"
-    + "\n})()"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class DomSample:
     """One probe: the element count and the seconds since the DOM last changed."""
@@ -121,15 +98,24 @@ class DomProbe:
 
     Args:
         cdp: a CDP session of the page.
-        world_name: the world :data:`OBSERVER_SOURCE` was registered in, so
+        world_name: the world :func:`.observer.observer_source` was registered in, so
             probes read the observer installed at document creation; ``None``
             makes a new world whose observer starts at the first probe.
         pending_name: the page-world global of the init script's pending-work
             count; ``None``: unknown, :meth:`pending` answers ``None``.
+        max_nodes: the node bound of an observer the probe installs itself (the
+            registered one carries its own); ``None``: none.
     """
 
-    def __init__(self, cdp: CDPSession, world_name: str | None = None, pending_name: str | None = None) -> None:
+    def __init__(
+        self,
+        cdp: CDPSession,
+        world_name: str | None = None,
+        pending_name: str | None = None,
+        max_nodes: int | None = None,
+    ) -> None:
         self._cdp = cdp
+        self._expression = probe_expression(max_nodes)
         self._world_name = world_name
         self._pending_name = pending_name
         # The lazy-loading hook count read along with the last pending count (one round trip for both).
@@ -162,7 +148,7 @@ class DomProbe:
             result: dict[str, Any] = await self._cdp.send(
                 "Runtime.evaluate",
                 {
-                    "expression": _EXPRESSION,
+                    "expression": self._expression,
                     "contextId": context_id,
                     "returnByValue": True,
                     "timeout": int(_PROBE_TIMEOUT * 1000),

@@ -1,0 +1,90 @@
+"""The isolated-world DOM observer: when the DOM last changed, and whether it grew past the node bound.
+
+One ``MutationObserver`` per document, in a CDP isolated world of the main
+frame (page script shares the DOM but not that world's globals, so it can
+neither see nor disconnect the observer). It is installed when each document
+is created (:func:`observer_source`, registered per context by
+:mod:`.fresh`), so it sees every change from the parser's first node on. It
+keeps two things:
+
+* the time of the last change to the DOM's nodes or text (child lists and
+  character data, not attributes: an animated style is not new content),
+  which settle reads as its quiet window (:mod:`.settle`);
+* the node bound, checked *as the page builds its DOM*. Its callback runs at
+  the end of the task that changed the DOM, before the browser lays out: a
+  script that appends two million elements in one loop is seen over the bound
+  right after its loop, not after the many seconds of style and layout such a
+  DOM costs. Counting every element on every change would cost a large page
+  dearly, so the callback counts only once 1,000 nodes were added or 50 ms
+  passed since the last count. Over the bound, the count is kept, the
+  document stops loading, and its root element is removed, so the renderer
+  never lays out what the read is refused for; probes then report the kept
+  count (:func:`probe_expression`) and the render fails with
+  ``browser_dom_too_large`` while the page is still loading.
+
+A probe is one ``Runtime.evaluate`` in that world answering
+``[elements, ms since the last change]`` (elements: the larger of the
+current count and the count kept at the bound). Where the observer is missing
+(the world was made after the document), the probe installs it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+__all__ = ["observer_source", "probe_expression"]
+
+# Nodes added, or milliseconds passed, between two element counts of the observer.
+_COUNT_EVERY_NODES: Final = 1000
+_COUNT_EVERY_MS: Final = 50
+_INSTALL: Final = """
+  let s = globalThis.__pagewardenSettle;
+  if (!s) {
+    const limit = %(limit)s;
+    s = globalThis.__pagewardenSettle = { last: performance.now(), over: 0, counted: 0, added: 0 };
+    new MutationObserver((records) => {
+      const now = performance.now();
+      s.last = now;
+      if (s.over || limit === null) return;
+      if (records.length < %(nodes)d) {
+        for (const record of records) s.added += record.addedNodes.length;
+      } else {
+        s.added += records.length;
+      }
+      if (s.added < %(nodes)d && now - s.counted < %(ms)d) return;
+      s.added = 0;
+      const count = document.getElementsByTagName('*').length;
+      s.counted = performance.now();
+      if (count > limit) {
+        s.over = count;
+        try { window.stop(); } catch (e) {}
+        const root = document.documentElement;
+        if (root) root.style.setProperty('display', 'none', 'important');
+      }
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  }"""
+
+
+def _install(max_nodes: int | None) -> str:
+    return _INSTALL % {
+        "limit": json.dumps(max_nodes),
+        "nodes": _COUNT_EVERY_NODES,
+        "ms": _COUNT_EVERY_MS,
+    }
+
+
+def observer_source(max_nodes: int | None) -> str:
+    """The script run in the isolated world as each document is created (``None``: no node bound)."""
+    return "(() => {" + _install(max_nodes) + "\n})();"
+
+
+def probe_expression(max_nodes: int | None) -> str:
+    """One probe: installs the observer if missing; answers ``[elements, ms since the last change]``."""
+    return (
+        "(() => {"
+        + _install(max_nodes)
+        + "\n  const n = document.getElementsByTagName('*').length;"
+        + "\n  return [Math.max(n, s.over), Math.max(0, Math.round(performance.now() - s.last))];"
+        + "\n})()"
+    )

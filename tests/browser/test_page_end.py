@@ -1,0 +1,108 @@
+"""What a hostile page leaves behind: its renderer is ended, its floods stop in the page, its DOM bound fires early."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from playwright.async_api import Request, Route
+
+from pagewarden._browser.fresh import FreshContext
+from pagewarden._browser.pool import BrowserPool
+from pagewarden._browser.render import render
+from pagewarden._browser.routing import PageGuard
+from pagewarden._errors import ResponseTooLarge
+from tests.browser.pool_support import (
+    HTML,
+    anyio_backend,
+    browser_config,
+    chromium_available,
+    page,
+    pool,
+    reader_config,
+    site,
+)
+from tests.support.server import FixtureServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.anyio]
+__all__ = ["anyio_backend", "pool", "site"]  # fixtures used by this module
+
+FLOODS = [
+    # (name, how the page points its 400 elements at a URL)
+    ("script_src", "const e = document.createElement('script'); e.src = '/flood.js?' + i;"),
+    ("script_attribute", "const e = document.createElement('script'); e.setAttribute('src', '/flood.js?' + i);"),
+    ("stylesheet_attribute", "const e = document.createElement('link'); e.rel = 'stylesheet';"
+                             " e.setAttribute('HREF', '/flood.css?' + i);"),
+]
+
+
+@pytest.fixture
+def stop_pages(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records, for every context closed, whether its page's renderer was ended first."""
+    seen: list[bool] = []
+    original = FreshContext.close
+
+    async def close(self: FreshContext, *, stop_page: bool = False) -> bool:
+        seen.append(stop_page)
+        return await original(self, stop_page=stop_page)
+
+    monkeypatch.setattr(FreshContext, "close", close)
+    return seen
+
+
+@pytest.mark.parametrize("make", [f[1] for f in FLOODS], ids=[f[0] for f in FLOODS])
+async def test_element_floods_stop_in_the_page(
+    pool: BrowserPool, site: FixtureServer, monkeypatch: pytest.MonkeyPatch, make: str
+) -> None:
+    """Past the request budget, script-made script and stylesheet elements never become requests at all."""
+    routed: list[str] = []
+    original = PageGuard.handle_route
+
+    async def counting(self: PageGuard, route: Route, request: Request) -> None:
+        routed.append(request.url)
+        await original(self, route, request)
+
+    monkeypatch.setattr(PageGuard, "handle_route", counting)
+    site.add("/flood.js", headers={"Content-Type": "text/javascript"}, body=b"void 0;")
+    site.add("/flood.css", headers={"Content-Type": "text/css"}, body=b"p { margin: 0 }")
+    site.add("/element_flood", headers=HTML, body=page(
+        f"<p>flood</p><script>for (let i = 0; i < 400; i++) {{ {make} document.head.appendChild(e); }}</script>"
+    ))
+    with pytest.raises(ResponseTooLarge) as caught:
+        await render(pool, site.url("/element_flood"))
+    assert caught.value.reason == "browser_request_budget"
+    # The document, the budget's worth of elements, and nothing of the other 300.
+    assert len(routed) <= pool.policy.max_requests + 1
+
+
+async def test_a_failed_read_ends_its_renderer_and_an_ordinary_one_does_not(
+    pool: BrowserPool, site: FixtureServer, stop_pages: list[bool]
+) -> None:
+    """A read that failed has its page's renderer ended before the close; the next read is unaffected."""
+    site.add("/plain", headers=HTML, body=page("<p>an ordinary page</p>"))
+    site.add("/fetches", headers=HTML, body=page(
+        "<p>flood</p><script>for (let i = 0; i < 500; i++) fetch('/nothing?' + i).catch(() => {});</script>"
+    ))
+    await render(pool, site.url("/plain"))
+    with pytest.raises(ResponseTooLarge):
+        await render(pool, site.url("/fetches"))
+    rendered = await render(pool, site.url("/plain"))
+    assert "an ordinary page" in rendered.html
+    assert stop_pages[:2] == [False, True]
+
+
+async def test_dom_bound_fires_while_the_page_is_still_loading(site: FixtureServer) -> None:
+    """A DOM past the bound before DOMContentLoaded (a script still loading after it) is DOM-too-large, not TIMEOUT."""
+    chromium_available()
+    site.add("/never.js", headers={"Content-Type": "text/javascript"}, body=b"void 0;", delay_before=30.0)
+    site.add("/early_bomb", headers=HTML, body=page(
+        "<div id=b></div><script>const b = document.getElementById('b');"
+        "for (let i = 0; i < 3000; i++) b.appendChild(document.createElement('i'));</script>"
+        "<script src='/never.js'></script><p>never parsed</p>"
+    ))
+    config = browser_config(navigation_timeout=5.0)
+    async with BrowserPool(config, reader_config(site)) as small:
+        small.policy = dataclasses.replace(small.policy, max_dom_nodes=1000)
+        with pytest.raises(ResponseTooLarge) as caught:
+            await render(small, site.url("/early_bomb"))
+    assert caught.value.reason == "browser_dom_too_large"
