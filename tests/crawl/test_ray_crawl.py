@@ -11,10 +11,9 @@ import pytest
 
 pytest.importorskip("ray")
 
-import ray
-
 from pagewarden.cli import main
 from tests.crawl.sites import PRIVATE, TOPICS, SiteServer, docs_site
+from tests.support.ray_runtime import local_ray
 
 # Ray warns about its own deprecated settings while it starts.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
@@ -22,12 +21,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
 
 @pytest.fixture(scope="module")
 def ray_runtime() -> Iterator[None]:
-    """A local Ray runtime with 2 CPUs for the module (started before the per-test tripwire), shut down after."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
+    """A local Ray runtime with 2 CPUs for the module (started before the per-test tripwire); nothing outlives it."""
+    with local_ray():
         yield
-    finally:
-        ray.shutdown()
 
 
 def test_crawl_on_ray_reads_each_page_once_with_robots_in_the_driver(ray_runtime: None, tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from pagewarden import ConfigMissing
 from pagewarden._browser.discovery import find_chromium
 from pagewarden.integrations.ray import RESULT_COLUMNS, ingest_with_ray, read_dataset
 from tests.reader import pages
-from tests.support.leftovers import kill, leftover_processes
+from tests.support.ray_runtime import local_ray
 
 # Ray warns about its own deprecated settings while it builds its DataContext.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
@@ -197,17 +197,9 @@ def _chromium_descendants() -> list[int]:
 
 @pytest.fixture(scope="module")
 def ray_runtime() -> Iterator[None]:
-    """A local Ray runtime with 2 CPUs for the module, shut down after."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    try:
+    """A local Ray runtime with 2 CPUs for the module; after ray.shutdown() none of its processes may remain."""
+    with local_ray():
         yield
-    finally:
-        ray.shutdown()
-        # A Ray Data actor (ray::MapWorker) can outlive ray.shutdown() by minutes (issue 14, item 6,
-        # still open): end the workers of the runtime this fixture started, so that the session's
-        # leftover-process check keeps catching everything else.
-        kill([pid for pid, name in leftover_processes(wait=15.0) if name.startswith("ray::")])
 
 
 @pytest.fixture(scope="module")

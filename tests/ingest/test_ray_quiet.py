@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 import ray
 import ray.data
 
-from pagewarden._apps.ray.engine import start_ray_quietly
+from pagewarden._apps.ray.runtime import start_ray_quietly
 from tests.reader import pages
 from tests.support.server import FixtureServer
 
@@ -48,7 +48,7 @@ def quiet_state() -> Iterator[None]:
 # Run in a child process: pytest's own capture replaces sys.stderr and descriptor 2.
 REDIRECT_SCRIPT = """
 import os, sys
-from pagewarden._apps.ray.engine import ray_output_to
+from pagewarden._apps.ray.runtime import ray_output_to
 try:
     with ray_output_to(sys.argv[1]) as terminal:
         os.write(2, b"[E core_worker.cc] written below Python\\n")

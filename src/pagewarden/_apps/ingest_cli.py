@@ -24,13 +24,14 @@ import argparse
 import contextlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
-from functools import partial
 from typing import Any, TextIO
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 from .._cli_options import add_browser_options, add_guard_options, add_unsafe_options, browser_config, proxy_options
@@ -49,6 +50,8 @@ __all__ = ["add_ingest_parser", "main", "run_ingest"]
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# How long an interrupted Ray read may take to reach its next record before its runtime is ended anyway.
+_RAY_STOP_SECONDS = 30.0
 
 _EPILOG = """Each input line (a URL, or a JSON object with a "url" field and pass-through fields) yields
 exactly one output line: the document, or a failure record (url, code, reason, retryable,
@@ -186,23 +189,17 @@ def _ray_items(args: argparse.Namespace, skip: set[str]) -> Iterator[tuple[str, 
 
 def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats: IngestStats, err: TextIO) -> int:
     try:
-        import ray
-
-        from .ray.engine import ray_output_to, start_ray_quietly
+        from .ray.runtime import ray_output_to, ray_runtime
     except ImportError:
         return _usage(err, "--ray needs the ray extra: pip install 'pagewarden[ray]'")
     # Ray's own output (its loggers, its C++ core, the processes it spawns) goes to a log beside OUT,
     # so that the terminal shows pagewarden's progress and summary only.
     log_path = f"{args.out}.ray.log"
     try:
-        with ray_output_to(log_path) as terminal:
-            started = start_ray_quietly(None if args.ray == "local" else args.ray)
-            try:
-                progress = terminal if err is sys.stderr else err
-                anyio.run(_read_on_ray, args, skip, sink, stats, progress)
-            finally:
-                if started:
-                    ray.shutdown()
+        # The runtime started here ends here, on success, failure and Ctrl-C (its actors with it).
+        with ray_output_to(log_path) as terminal, ray_runtime(args.ray, quiet=True):
+            progress = terminal if err is sys.stderr else err
+            anyio.run(_read_on_ray, args, skip, sink, stats, progress)
     except KeyboardInterrupt:
         stats.interrupted = True
     err.write(summary_text(stats, args.out))
@@ -211,30 +208,62 @@ def _run_on_ray(args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats
     return EXIT_INTERRUPTED if stats.interrupted else EXIT_OK
 
 
+class _Stopped(Exception):
+    """Raised in the thread that drives Ray, at its next record after an interrupt, to end the read."""
+
+
 async def _read_on_ray(
     args: argparse.Namespace, skip: set[str], sink: JsonlSink, stats: IngestStats, progress: TextIO
 ) -> None:
     from .ray.engine import ingest_with_ray
+
+    token = anyio.lowlevel.current_token()
+    stop = threading.Event()
+    finished = anyio.Event()
+    failures: list[BaseException] = []
 
     def take(record: dict[str, Any]) -> None:
         sink.write(record)
         stats.count(record)
 
     def write(record: dict[str, Any]) -> None:
-        # Called on the thread that drives Ray: records and counters are handled on the event loop,
-        # where the progress display reads them.
-        anyio.from_thread.run_sync(take, record)
+        if stop.is_set():
+            raise _Stopped
+        # Records and counters are handled on the event loop, where the progress display reads them.
+        anyio.from_thread.run_sync(take, record, token=token)
 
-    work = partial(
-        ingest_with_ray, _ray_items(args, skip), write, address=None,
-        reader_options={**_reader_options(args), "max_characters": args.max_characters, "timeout": args.timeout},
-        actors=args.ray_actors, concurrency_per_actor=args.concurrency, per_host=args.per_host,
-        min_delay=args.min_delay, render=args.render, requested_use=args.requested_use, robots=args.robots,
-    )
-    async with anyio.create_task_group() as group:
-        group.start_soon(lambda: run_progress(stats, progress, interval=args.progress_interval))
-        await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        group.cancel_scope.cancel()
+    def drive() -> None:
+        try:
+            ingest_with_ray(
+                _ray_items(args, skip), write, address=None,
+                reader_options={**_reader_options(args), "max_characters": args.max_characters,
+                                "timeout": args.timeout},
+                actors=args.ray_actors, concurrency_per_actor=args.concurrency, per_host=args.per_host,
+                min_delay=args.min_delay, render=args.render, requested_use=args.requested_use, robots=args.robots,
+            )
+        except _Stopped:
+            pass
+        except BaseException as error:  # raised again on the event loop
+            failures.append(error)
+        finally:
+            with contextlib.suppress(RuntimeError):  # the event loop is gone
+                anyio.from_thread.run_sync(finished.set, token=token)
+
+    # Ray is driven from a daemon thread of its own: on Ctrl-C the read stops at its next record and is waited
+    # for (bounded), so that the runtime is not ended under it; one that does not stop cannot hold the process.
+    driver = threading.Thread(target=drive, name="pagewarden-ray-driver", daemon=True)
+    driver.start()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: run_progress(stats, progress, interval=args.progress_interval))
+            await finished.wait()
+            group.cancel_scope.cancel()
+    finally:
+        stop.set()
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(driver.join, _RAY_STOP_SECONDS)
+    if failures:
+        raise failures[0]
     stats.finished = time.monotonic()
 
 

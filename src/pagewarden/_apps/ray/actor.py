@@ -10,16 +10,25 @@ time, and every read first takes a lease from the shared per-host limiter
 
 Closing: Ray Data calls the UDF's ``__del__`` when the pool ends gracefully,
 which closes the reader (and so Chromium); :meth:`ReaderActor.close` is the
-explicit path. If the actor process is killed outright, Playwright's driver
-loses its pipe and kills its browser, and the pool's exit finalizer covers an
-interpreter that exits normally without closing.
+explicit path. An actor process can also leave through ``SystemExit`` with
+its actor still alive (its runtime ended, or the actor sits in a reference
+cycle not yet collected): an ``atexit`` hook then closes the reader while the
+loop's thread still runs. Without it, the actor was closed while the
+interpreter finalized, when that daemon thread can no longer run, and closing
+(even just collecting the portal's context manager) waited on it for ever: the
+``ray::MapWorker`` process outlived its runtime (issue 14). If the actor
+process is killed outright, Playwright's driver loses its pipe and kills its
+browser, and the pool's exit finalizer covers an interpreter that exits
+without closing.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +43,9 @@ from ..._reader import AsyncReader
 from .options import RESULT_COLUMNS, reader_config, record_columns
 
 __all__ = ["ActorSpec", "ReaderActor"]
+
+# How long closing the reader (and its browser) may take before the actor's loop is stopped anyway.
+_CLOSE_SECONDS = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +80,8 @@ class ReaderActor:
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal("asyncio")
         self._portal: BlockingPortal | None = self._portal_cm.__enter__()
         self._reader = AsyncReader(config)
+        self._at_exit = _close_later(weakref.ref(self))
+        atexit.register(self._at_exit)
         self._robots: Any = None
         if spec.robots:
             self._robots = self._portal.call(self._make_robots)
@@ -134,20 +148,37 @@ class ReaderActor:
         )
 
     def close(self) -> None:
-        """Close the reader (and its browser) and stop the actor's loop. Idempotent."""
+        """Close the reader (and its browser) and stop the actor's loop, within ``_CLOSE_SECONDS``. Idempotent."""
         # getattr: __del__ also runs after a constructor that failed half-way.
         portal, portal_cm = getattr(self, "_portal", None), getattr(self, "_portal_cm", None)
         self._portal = self._portal_cm = None
+        hook = getattr(self, "_at_exit", None)
+        if hook is not None:
+            atexit.unregister(hook)
         if portal is None or portal_cm is None:
             return
+        closing = portal.start_task_soon(self._reader.aclose)
         try:
-            portal.call(self._reader.aclose)
+            closing.result(timeout=_CLOSE_SECONDS)
+        except TimeoutError:
+            portal.call(portal.stop, True)  # cancel the close; the pool's exit finalizer ends the browser
         finally:
             portal_cm.__exit__(None, None, None)
 
     def __del__(self) -> None:
         # Ray Data deletes the UDF when the actor pool shuts down gracefully.
         self.close()
+
+
+def _close_later(actor: weakref.ref[ReaderActor]) -> Callable[[], None]:
+    # Runs before the interpreter finalizes, while the actor's loop thread still runs; it holds the actor
+    # weakly, so a closed or collected actor is not kept alive by it.
+    def close() -> None:
+        alive = actor()
+        if alive is not None:
+            alive.close()
+
+    return close
 
 
 def _row_url(row: Mapping[str, Any], column: str) -> str:

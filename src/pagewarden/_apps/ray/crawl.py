@@ -28,6 +28,7 @@ from ..._document import PageLinks
 from ..._errors import ContentInsufficient, PagewardenError, UnknownError
 from .actor import ActorSpec, ReaderActor
 from .options import reader_config
+from .runtime import ray_runtime
 
 __all__ = ["CrawlReaderActor", "outcome_from_record", "ray_read"]
 
@@ -68,13 +69,22 @@ def ray_read(
     render: str,
     requested_use: str,
 ) -> tuple[ReadFunction, Callable[[], None]]:
-    """Start the actors; return the read function and a function that stops them."""
+    """Start the actors; return the read function and a function that stops them (and the runtime, if started here).
+
+    ``address`` is as for :func:`~.runtime.ray_runtime`; a runtime this call
+    starts ends in the stop function, which the caller runs on success,
+    failure and Ctrl-C alike.
+    """
     reader_config(reader_options)  # validated here, before any actor starts
-    if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address)
+    runtime = contextlib.ExitStack()
+    runtime.enter_context(ray_runtime(address))
     spec = ActorSpec(reader_options, render=render, requested_use=requested_use, concurrency=1, robots=False)
     remote: Any = ray.remote(CrawlReaderActor)
-    pool = [remote.options(num_cpus=1, max_concurrency=concurrency_per_actor).remote(spec) for _ in range(actors)]
+    try:
+        pool = [remote.options(num_cpus=1, max_concurrency=concurrency_per_actor).remote(spec) for _ in range(actors)]
+    except BaseException:
+        runtime.close()
+        raise
     busy = [0] * actors
     pa: Any = importlib.import_module("pyarrow")
 
@@ -94,9 +104,10 @@ def ray_read(
         return outcome_from_record(record)
 
     def close() -> None:
-        for actor in pool:
-            with contextlib.suppress(ray.exceptions.RayError):
-                ray.get(actor.close.remote(), timeout=60)
-            ray.kill(actor)
+        with runtime:
+            for actor in pool:
+                with contextlib.suppress(ray.exceptions.RayError):
+                    ray.get(actor.close.remote(), timeout=60)
+                ray.kill(actor)
 
     return read, close

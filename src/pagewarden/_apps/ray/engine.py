@@ -5,50 +5,38 @@
 shared limiter actor (:class:`.limiter.HostLeases`); :func:`ingest_with_ray`
 reads an iterable of URLs with it and streams the records out. The public
 face, with the table of result columns, is :mod:`pagewarden.integrations.ray`.
-
-On a terminal (``pagewarden ingest --ray``) Ray's own output would bury
-pagewarden's progress: :func:`start_ray_quietly` raises Ray's log level and
-turns off its log forwarding, dashboard and progress bars, and
-:func:`ray_output_to` sends whatever Ray still writes to the process's stderr
-(its C++ core logs there directly) to a log file for the run.
+A runtime that :func:`ingest_with_ray` starts ends with it (:mod:`.runtime`).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, cast
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 import ray
 import ray.data
 
 from ..._config import RENDER_MODES, REQUESTED_USES, check_choice
+from ..._config.limits import check_int
 from ..._errors import InvalidInput
 from .actor import ActorSpec, ReaderActor
 from .limiter import HostLeases
 from .options import RESULT_COLUMNS, reader_config
+from .runtime import ray_runtime
 
 if TYPE_CHECKING:
     from ray.data import Dataset
 
-__all__ = ["RESULT_COLUMNS", "ingest_with_ray", "ray_output_to", "read_dataset", "start_ray_quietly"]
+__all__ = ["RESULT_COLUMNS", "ingest_with_ray", "read_dataset"]
 
 _EXTRA_COLUMN = "_pagewarden_extra"
 # The limiter answers many small calls concurrently and needs no CPU of its own.
 _LIMITER_MAX_CONCURRENCY = 10_000
-# Ray's Python loggers; ray.init configures them, so their level is set before and after it.
-_RAY_LOGGERS = ("ray", "ray.data")
-
-
-def _int_in(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{name} must be an integer in {low}..{high}", reason=f"invalid_{name}")
-    return value
 
 
 def read_dataset(
@@ -100,11 +88,11 @@ def read_dataset(
         InvalidInput: an invalid argument or reader option (checked here,
             before any actor starts).
     """
-    _int_in("actors", actors, 1, 1_024)
-    _int_in("concurrency_per_actor", concurrency_per_actor, 1, 64)
-    _int_in("batch_size", batch_size, 1, 10_000)
+    check_int("actors", actors, 1, 1_024)
+    check_int("concurrency_per_actor", concurrency_per_actor, 1, 64)
+    check_int("batch_size", batch_size, 1, 10_000)
     if memory_per_actor is not None:
-        _int_in("memory_per_actor", memory_per_actor, 1, 2**50)
+        check_int("memory_per_actor", memory_per_actor, 1, 2**50)
     mode = check_choice("render", render, RENDER_MODES)
     use = check_choice("requested_use", requested_use, REQUESTED_USES)
     if robots not in ("respect", "ignore"):
@@ -169,17 +157,17 @@ def ingest_with_ray(
 
     This is ``pagewarden ingest --ray ADDRESS``: the caller parses the input
     (``parse_input_line``) and drops what ``--resume`` / ``--max-pages``
-    exclude; this function connects to ``address`` (``"auto"``, ``"local"``
-    for a fresh local runtime, or ``ray://host:10001``; ``None`` reuses an
-    already initialised runtime), reads, and writes each record as it comes
-    back, flushed per batch. The URL list is held by the driver (a few hundred
-    bytes per URL); pages are streamed.
+    exclude; this function reads on the runtime already initialised, or else
+    on one it starts at ``address`` (``"auto"``, ``"local"`` for a fresh local
+    runtime, ``ray://host:10001``, ``None`` for Ray's default) and ends before
+    it returns or raises (:func:`~.runtime.ray_runtime`), and writes each
+    record as it comes back, flushed per batch. The URL list is held by the
+    driver (a few hundred bytes per URL); pages are streamed.
 
     Returns:
         a summary: ``pages``, ``ok``, ``failed`` and ``failures`` (count per code).
     """
-    if address is not None and not ray.is_initialized():
-        ray.init(address=address)
+    reader_config(dict(reader_options or {}))  # an invalid option fails before Ray starts
     rows = [
         {"url": url, _EXTRA_COLUMN: json.dumps(dict(extra), ensure_ascii=False, default=str)}
         for url, extra in items
@@ -187,19 +175,28 @@ def ingest_with_ray(
     summary: dict[str, Any] = {"pages": 0, "ok": 0, "failed": 0, "failures": {}}
     if not rows:
         return summary
-    result = read_dataset(
-        ray.data.from_items(rows),
-        reader_options=reader_options,
-        actors=actors,
-        concurrency_per_actor=concurrency_per_actor,
-        per_host=per_host,
-        min_delay=min_delay,
-        render=render,
-        requested_use=requested_use,
-        robots=robots,
-        batch_size=batch_size,
-        _extra_json_column=_EXTRA_COLUMN,
-    )
+    with ray_runtime(address):
+        # The dataset lives only in this call: released before the runtime ends, its actors end the ordinary way.
+        _write_records(read_dataset(
+            ray.data.from_items(rows),
+            reader_options=reader_options,
+            actors=actors,
+            concurrency_per_actor=concurrency_per_actor,
+            per_host=per_host,
+            min_delay=min_delay,
+            render=render,
+            requested_use=requested_use,
+            robots=robots,
+            batch_size=batch_size,
+            _extra_json_column=_EXTRA_COLUMN,
+        ), out, summary, batch_size)
+    return summary
+
+
+def _write_records(
+    result: Dataset, out: str | os.PathLike[str] | IO[str] | Callable[[dict[str, Any]], None],
+    summary: dict[str, Any], batch_size: int,
+) -> None:
     failures: Counter[str] = Counter()
     sink: Callable[[dict[str, Any]], None] | None = out if callable(out) else None
     with nullcontext(None) if sink is not None else _open_out(cast("str | os.PathLike[str] | IO[str]", out)) as stream:
@@ -218,8 +215,7 @@ def ingest_with_ray(
                     failures[str(code)] += 1
             if stream is not None:
                 stream.flush()
-    summary["failures"] = dict(failures)
-    return summary
+            summary["failures"] = dict(failures)  # kept current: a failing run still reports what it read
 
 
 def _open_out(out: str | os.PathLike[str] | IO[str]) -> AbstractContextManager[IO[str] | None]:
@@ -228,50 +224,3 @@ def _open_out(out: str | os.PathLike[str] | IO[str]) -> AbstractContextManager[I
     if isinstance(out, str | os.PathLike):
         return open(out, "a", encoding="utf-8")
     return nullcontext(out)
-
-
-def start_ray_quietly(address: str | None) -> bool:
-    """Start (or join) Ray for a command-line run with its own output quiet; ``True`` if this call started it.
-
-    Ray's Python loggers go to ERROR (before ``ray.init``, which logs while it
-    starts, and after, since it configures them), the workers' output is not
-    forwarded to the driver (``log_to_driver=False``; it stays in Ray's
-    session logs), no dashboard is started, and Ray Data's progress bars and
-    execution banners are off: pagewarden shows its own progress. An already
-    initialised runtime is used as it is.
-    """
-    for name in _RAY_LOGGERS:
-        logging.getLogger(name).setLevel(logging.ERROR)
-    started = False
-    if not ray.is_initialized():
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
-        started = True
-    for name in _RAY_LOGGERS:
-        logging.getLogger(name).setLevel(logging.ERROR)
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False
-    return started
-
-
-@contextmanager
-def ray_output_to(log_path: str | os.PathLike[str]) -> Iterator[TextIO]:
-    """Send this process's stderr (file descriptor 2) to ``log_path`` for the block; yield the real stderr.
-
-    Ray's C++ core and the processes it spawns write to descriptor 2
-    directly, below Python's logging, so only moving the descriptor keeps
-    them off the terminal. The yielded stream writes to the original stderr
-    (a terminal stays a terminal for :func:`~pagewarden._ingest.progress.run_progress`); the
-    descriptor is restored when the block ends, also on an exception.
-    """
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(log_path, "ab") as log:
-            os.dup2(log.fileno(), 2)
-        with os.fdopen(os.dup(saved), "w", encoding="utf-8", errors="replace", buffering=1) as terminal:
-            yield terminal
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
