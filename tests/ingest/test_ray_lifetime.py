@@ -14,6 +14,7 @@ started during them is alive afterwards, with no killing by the tests.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -29,7 +30,9 @@ pytest.importorskip("ray")
 import ray
 import ray.data
 
+from pagewarden.cli import main
 from pagewarden.integrations.ray import ingest_with_ray, read_dataset
+from tests.crawl.sites import SiteServer, docs_site
 from tests.ingest.site import article
 from tests.support.ray_runtime import local_ray, nothing_left_behind
 from tests.support.server import FixtureServer
@@ -136,3 +139,21 @@ def test_ctrl_c_on_the_ray_cli_ends_the_runtime(fixture_server: FixtureServer, t
         assert process.returncode == 130, err[-2000:]
     lines = out.read_text(encoding="utf-8").splitlines()
     assert 2 <= len(lines) < 60
+
+
+def test_crawl_on_ray_ends_the_runtime_it_started(tmp_path: Path) -> None:
+    """`pagewarden crawl --ray local` with no runtime running starts one and ends it, actors included."""
+    router, _ = docs_site()
+    server = SiteServer(router).start()
+    out = tmp_path / "pages.jsonl"
+    argv = ["crawl", f"http://127.0.0.1:{server.port}/", "--out", str(out), "--ray", "local", "--ray-actors", "1",
+            "--render", "never", "--max-pages", "3", "--min-delay", "0",
+            "--unsafe-allow-destination", f"127.0.0.1:{server.port}"]
+    assert not ray.is_initialized()
+    try:
+        with nothing_left_behind():
+            assert main(argv, out=io.StringIO(), err=io.StringIO()) == 0
+            assert not ray.is_initialized()
+    finally:
+        server.stop()
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3
