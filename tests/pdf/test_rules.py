@@ -79,7 +79,7 @@ def test_covered(box: tuple[float, float, float, float], covers: list[tuple[floa
 def _facts(**changes: Any) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "page_count": 1, "encrypted": False, "metadata": {}, "outline": [], "attachments": [], "javascript": [],
-        "pages": [{"lines": [["text", 10, 0, 1, 0, 1]], "hidden": [],
+        "pages": [{"lines": [["text", 1000, 0, 10, 0, 10]], "hidden": [],
                    "annotations": [], "links": []}],
     }
     facts.update(changes)
@@ -90,6 +90,8 @@ INVALID_FACTS = [
     {"pages": "not a list"},
     {"pages": [{"lines": [[5, 10, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
     {"pages": [{"lines": [["text", 10, 0, 1, 0]], "hidden": [], "annotations": [], "links": []}]},
+    {"pages": [{"lines": [["text", 10.5, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
+    {"pages": [{"lines": [["text", True, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
     {"pages": [{"lines": [], "hidden": [["made_up_technique", "x"]], "annotations": [], "links": []}]},
     {"pages": [{"lines": [], "hidden": [], "annotations": [["pdf_annotation_contents"]], "links": []}]},
     {"metadata": {"Title": 3}},
@@ -102,6 +104,8 @@ def test_well_formed_facts_parse() -> None:
     """The shape the worker sends parses into typed facts."""
     facts = parse_facts(_facts())
     assert facts.pages[0].lines[0].text == "text"
+    assert facts.pages[0].lines[0].size == 10.0
+    assert facts.pages[0].lines[0].x1 == 1.0
     assert facts.pages[0].number == 1
 
 

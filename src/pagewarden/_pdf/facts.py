@@ -93,18 +93,16 @@ def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
     return first, second
 
 
-_NUMBERS = frozenset({int, float})
-
-
 def _line(value: Any) -> Line:
-    # [text, size, x0, x1, y0, y1]; type() is exact, so a bool is not taken for a number.
+    # [text, size, x0, x1, y0, y1]: whole numbers, the size in hundredths of a point, the box in tenths.
+    # type() is exact, so a bool is not taken for a number.
     if type(value) is not list or len(value) != 6:
         raise _Invalid
     text, size, x0, x1, y0, y1 = value
-    if (type(text) is not str or type(size) not in _NUMBERS or type(x0) not in _NUMBERS
-            or type(x1) not in _NUMBERS or type(y0) not in _NUMBERS or type(y1) not in _NUMBERS):
+    if (type(text) is not str or type(size) is not int or type(x0) is not int or type(x1) is not int
+            or type(y0) is not int or type(y1) is not int):
         raise _Invalid
-    return Line(text, float(size), float(x0), float(x1), float(y0), float(y1))
+    return Line(text, size / 100, x0 / 10, x1 / 10, y0 / 10, y1 / 10)
 
 
 def _page(number: int, value: Any) -> PageFacts:

@@ -87,7 +87,10 @@ class _Item:
 
 @dataclass(slots=True)
 class PageText:
-    """One page's visible lines (``[text, size, x0, x1, y0, y1]``) and hidden runs (``[technique, text]``)."""
+    """One page's visible lines and hidden runs (``[technique, text]``).
+
+    A line is ``[text, size, x0, x1, y0, y1]``: the size in hundredths of a point, the box in tenths.
+    """
 
     lines: list[list[Any]] = field(default_factory=list)
     hidden: list[list[str]] = field(default_factory=list)
@@ -328,8 +331,9 @@ def _surroundings(item: _Item, fills: _Fills) -> tuple[tuple[int, int, int] | No
 
 
 def _line(text: str, paint: Paint) -> list[Any]:
+    # Whole numbers (size in hundredths of a point, box in tenths) are cheaper to write and read than floats.
     left, bottom, right, top = paint.box
-    return [text, round(paint.size, 2), round(left, 1), round(right, 1), round(bottom, 1), round(top, 1)]
+    return [text, round(paint.size * 100), round(left * 10), round(right * 10), round(bottom * 10), round(top * 10)]
 
 
 def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -> PageText:
