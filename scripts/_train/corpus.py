@@ -38,7 +38,7 @@ _HTML = re.compile(r"<(?:div|span|p|!--|meta|img|main|html|body|section|article|
 MAX_BENIGN_PER_SOURCE = 2500
 MAX_TEXT_CHARS = 6000
 MAX_PAGE_CHARS = 60_000
-SYNTH_ATTACKS = 4000
+SYNTH_ATTACKS = 5500
 SYNTH_BENIGN = 1500
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from pagewarden._guard.learned import features
 from pagewarden._guard.learned.features import FUNCTIONAL_NAMES, LOCATION_NAMES
-from pagewarden._guard.learned.model import ARTIFACT_FORMAT
+from pagewarden._guard.learned.model import ARTIFACT_FORMAT, SIZE_EDGES, size_bucket
 from pagewarden._guard.report import Location
 from pagewarden._guard.rules import load_rules
 from pagewarden._guard.scan import scan_segment_full
@@ -104,17 +104,7 @@ _LOOSER = ("awesome-chatgpt-prompts", "PurpleLlama:CyberSecEval-prompt_injection
            "synth:benign-lookalike")
 
 
-def _thresholds(benign_scores: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    """Document-level thresholds from out-of-fold benign scores.
-
-    ``warn`` keeps every benign group of ordinary text (real pages,
-    documentation, man pages, e-mails and tables, trigger-word prompts) at or
-    below 1% flagged, the groups in ``_LOOSER`` at 3%, and the pool at 0.5%;
-    ``withhold`` at a fifth of those rates. Groups of text *about* attacks
-    (security tools' documentation quoting payloads) are reported but do not
-    set the thresholds: they contain the attacks themselves.
-    """
-    calibrating = {g: s for g, s in benign_scores.items() if not _about_attacks(g)}
+def _profile_thresholds(calibrating: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
     pooled = np.concatenate(list(calibrating.values()))
     big = {g: s for g, s in calibrating.items() if len(s) >= 50}
 
@@ -123,15 +113,52 @@ def _thresholds(benign_scores: dict[str, np.ndarray]) -> dict[str, dict[str, flo
 
     warn = max(quantile(pooled, 0.995), *(quantile(s, 1 - bound(g, 0.01)) for g, s in big.items()), 0.5)
     withhold = max(quantile(pooled, 0.999), *(quantile(s, 1 - bound(g, 0.002)) for g, s in big.items()), warn)
-    strict_warn = max(quantile(pooled, 0.98), 0.5)
-    strict_withhold = max(quantile(pooled, 0.995), strict_warn)
-    return {
-        "balanced": {"warn": round(warn, _THRESHOLD_ROUND), "withhold": round(withhold, _THRESHOLD_ROUND)},
-        "strict": {"warn": round(min(strict_warn, warn), _THRESHOLD_ROUND),
-                   "withhold": round(min(strict_withhold, withhold), _THRESHOLD_ROUND)},
-    }
+    strict_warn = min(max(quantile(pooled, 0.98), 0.5), warn)
+    strict_withhold = min(max(quantile(pooled, 0.995), strict_warn), withhold)
+    return {"balanced": (warn, withhold), "strict": (strict_warn, strict_withhold)}
 
 
+def _thresholds(benign_scores: dict[str, np.ndarray], benign_sizes: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Document-level thresholds from out-of-fold benign scores, with ``warn`` also per document size.
+
+    ``warn`` keeps every benign group of ordinary text (real pages,
+    documentation, man pages, e-mails and tables, trigger-word prompts) at or
+    below 1% flagged, the groups in ``_LOOSER`` at 3%, and the pool at 0.5%;
+    ``withhold`` at a fifth of those rates. Groups of text *about* attacks
+    (security tools' documentation quoting payloads) are reported but do not
+    set the thresholds: they contain the attacks themselves.
+
+    ``warn`` is set again within each size bucket (``SIZE_EDGES``, windows of
+    the document) by the same rule: a document's score is its highest
+    window, so a long page is judged against long pages and a short tool
+    output against short texts. A bucket with fewer than
+    ``_MIN_BUCKET_DOCUMENTS`` benign documents keeps the overall value, and
+    no bucket's exceeds it. ``withhold`` stays one value: a fifth of 1% of a
+    bucket is too few documents to estimate.
+    """
+    calibrating = {g: s for g, s in benign_scores.items() if not _about_attacks(g)}
+    overall = _profile_thresholds(calibrating)
+    per_size: dict[str, list[float]] = {name: [] for name in overall}
+    for bucket in range(len(SIZE_EDGES) + 1):
+        inside = {g: s[np.array([size_bucket(int(n)) == bucket for n in benign_sizes[g]], dtype=bool)]
+                  for g, s in calibrating.items()}
+        inside = {g: s for g, s in inside.items() if len(s)}
+        enough = sum(len(s) for s in inside.values()) >= _MIN_BUCKET_DOCUMENTS
+        found = _profile_thresholds(inside) if enough else overall
+        for name, (warn, _) in found.items():
+            per_size[name].append(min(warn, overall[name][0]))
+    return {name: {"warn": round(warn, _THRESHOLD_ROUND), "withhold": round(withhold, _THRESHOLD_ROUND),
+                   "warn_by_size": [round(w, _THRESHOLD_ROUND) for w in per_size[name]]}
+            for name, (warn, withhold) in overall.items()}
+
+
+def _warn_cuts(thresholds: dict[str, Any], sizes: np.ndarray) -> np.ndarray:
+    """Each document's ``warn`` threshold for its size."""
+    by_size = thresholds["warn_by_size"]
+    return np.array([by_size[size_bucket(int(n))] for n in sizes])
+
+
+_MIN_BUCKET_DOCUMENTS = 300
 _CACHE = Path(__file__).resolve().parents[2] / ".cache" / "train-guard"
 
 
@@ -208,12 +235,14 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
     attack_groups: dict[str, list[int]] = defaultdict(list)
     for i, doc in enumerate(docs):
         (attack_groups if doc.label else benign_groups)[doc.group].append(i)
+    sizes = np.bincount(table.doc, minlength=len(docs))
     benign_scores = {g: scores[idx] for g, idx in benign_groups.items()}
-    thresholds = _thresholds(benign_scores)
+    thresholds = _thresholds(benign_scores, {g: sizes[idx] for g, idx in benign_groups.items()})
     for group, values in sorted(benign_scores.items()):
         if len(values) >= 50:
             _say(f"benign {group}: q99 {quantile(values, 0.99):.6f} q998 {quantile(values, 0.998):.6f}")
     balanced = thresholds["balanced"]
+    warn_cut = _warn_cuts(balanced, sizes)
     rules_flag = _rule_flags(docs)
     # Leave-one-group-out recall: the combiner refitted without the group.
     recall: dict[str, dict[str, float]] = {}
@@ -223,20 +252,20 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         in_group = doc_mask[table.doc]
         cw, cb = fit_combiner(matrix, table.label, passed & table.train & ~in_group, params)
         group_scores = doc_scores(table, probabilities(matrix, cw, cb), passed & in_group, len(docs))[idx]
+        flagged = group_scores >= warn_cut[idx]
         recall[group] = {
             "documents": len(idx),
-            "flagged": round(float(np.mean(group_scores >= balanced["warn"])), _ROUND),
-            "flagged_with_rules": round(float(np.mean((group_scores >= balanced["warn"]) | rules_flag[idx])),
-                                        _ROUND),
+            "flagged": round(float(np.mean(flagged)), _ROUND),
+            "flagged_with_rules": round(float(np.mean(flagged | rules_flag[idx])), _ROUND),
             "withheld_model": round(float(np.mean(group_scores >= balanced["withhold"])), _ROUND),
         }
-    false_alarms = {
-        g: {"documents": len(s), "flagged": round(float(np.mean(s >= balanced["warn"])), _ROUND),
-            "flagged_with_rules": round(float(np.mean((s >= balanced["warn"]) | rules_flag[benign_groups[g]])),
-                                        _ROUND),
-            "withheld_model": round(float(np.mean(s >= balanced["withhold"])), _ROUND)}
-        for g, s in sorted(benign_scores.items())
-    }
+    false_alarms = {}
+    for g, s in sorted(benign_scores.items()):
+        idx = np.array(benign_groups[g])
+        flagged = s >= warn_cut[idx]
+        false_alarms[g] = {"documents": len(s), "flagged": round(float(np.mean(flagged)), _ROUND),
+                           "flagged_with_rules": round(float(np.mean(flagged | rules_flag[idx])), _ROUND),
+                           "withheld_model": round(float(np.mean(s >= balanced["withhold"])), _ROUND)}
     final_w, final_b = fit_ngram(table, everything, params)
     inverse = {i: g for g, i in table.vocabulary.items()}
     vocabulary = {inverse[i]: round(float(v), _ROUND) for i, v in enumerate(final_w) if abs(v) >= 5e-4}
@@ -260,7 +289,8 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         "thresholds": thresholds,
         "validation": {
             "method": "leave-one-group-out: out-of-fold n-gram logits (group folds), combiner refitted without "
-                      "the group; documents scored by their highest window at the shipped balanced thresholds",
+                      "the group; documents scored by their highest window at the shipped balanced thresholds "
+                      "for their size",
             "attack_recall": recall,
             "worst_attack_group": min(recall.items(), key=lambda kv: kv[1]["flagged"])[0] if recall else None,
             "worst_attack_group_with_rules": min(recall.items(), key=lambda kv: kv[1]["flagged_with_rules"])[0]

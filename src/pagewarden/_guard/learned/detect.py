@@ -42,12 +42,13 @@ from .features import (
     window_sums,
     window_tokens,
 )
-from .model import Detector, logit
+from .model import Detector, Thresholds, logit
 from .stream import Stream, build_stream, word_hashes
 
 __all__ = [
     "CATEGORY",
     "MAX_LEARNED_FINDINGS",
+    "DocumentScores",
     "LearnedPiece",
     "WindowScore",
     "document_words",
@@ -190,28 +191,37 @@ def _window_hash(units: Sequence[Sentence]) -> str:
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece], *,
-                 floor: float | None = None) -> list[WindowScore]:
-    """The best window of every piece, among windows that can reach ``floor``.
+@dataclass(frozen=True, slots=True)
+class DocumentScores:
+    """The best window of every piece that had one scored, and the document's size in windows."""
 
-    With ``floor`` (a probability), only windows whose upper bound reaches it
-    are scored exactly, and a piece with none has no entry; without it,
-    every window is scored.
+    windows: int  # windows of the written text (the size its thresholds are calibrated for)
+    best: list[WindowScore]
+
+
+def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece], *,
+                 thresholds: Thresholds | None = None) -> DocumentScores:
+    """The best window of every piece, among windows that can reach the document's ``warn`` threshold.
+
+    With ``thresholds``, only windows whose upper bound reaches the warn
+    threshold for the document's size are scored exactly, and a piece with
+    none has no entry; without them, every window is scored.
     """
     stream = _stream(pieces)
-    if not len(stream):
-        return []
-    logits = window_logits(detector, stream)
     written = np.array([not piece.techniques for piece in pieces], dtype=bool)[stream.piece]
+    size = int(np.count_nonzero(written))
+    if not len(stream):
+        return DocumentScores(size, [])
+    logits = window_logits(detector, stream)
     known = int(np.sum((stream.cends - stream.cstarts)[written])) >= MIN_TOPIC_TOKENS
     locations = [str(piece.location) for piece in pieces]
-    if floor is None:
+    if thresholds is None:
         candidates = np.arange(len(stream))
     else:
         bounds = upper_bounds(detector, stream, logits, locations, known)
-        candidates = np.flatnonzero(bounds >= logit(floor))
+        candidates = np.flatnonzero(bounds >= logit(thresholds.at(size).warn))
     if not len(candidates):
-        return []
+        return DocumentScores(size, [])
     ends = stream.window_ends()
     cache: dict[int, Sentence] = {}
     windows: dict[int, list[Sentence]] = {}
@@ -233,15 +243,17 @@ def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece], *,
         probability = detector.probability(float(logits[start]), functional, location)
         if piece not in best or probability > best[piece][0]:
             best[piece] = (probability, units)
-    return [WindowScore(probability, pieces[piece].location, pieces[piece].techniques, _window_hash(units))
-            for piece, (probability, units) in sorted(best.items())]
+    return DocumentScores(size, [
+        WindowScore(probability, pieces[piece].location, pieces[piece].techniques, _window_hash(units))
+        for piece, (probability, units) in sorted(best.items())])
 
 
 def learned_findings(detector: Detector, pieces: Sequence[LearnedPiece], *, profile: str) -> list[Finding]:
     """Findings for every piece whose best window reaches the profile's ``warn`` threshold."""
-    thresholds = detector.thresholds[profile]
+    scored = score_pieces(detector, pieces, thresholds=detector.thresholds[profile])
+    thresholds = detector.thresholds[profile].at(scored.windows)
     findings: list[Finding] = []
-    for score in sorted(score_pieces(detector, pieces, floor=thresholds.warn), key=lambda s: -s.probability):
+    for score in sorted(scored.best, key=lambda s: -s.probability):
         if score.probability < thresholds.warn or len(findings) >= MAX_LEARNED_FINDINGS:
             break
         # The location is already in the probability, so a learned finding's severity does

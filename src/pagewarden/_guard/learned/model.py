@@ -21,6 +21,7 @@ score.
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import hashlib
 import json
@@ -38,7 +39,8 @@ from ..._errors import GuardFailed
 from .features import FUNCTIONAL_NAMES, LOCATION_NAMES, combined_vector
 from .stream import HashTable, cue_tables, pair_keys, word_hashes
 
-__all__ = ["ARTIFACT_FORMAT", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit", "sigmoid"]
+__all__ = ["ARTIFACT_FORMAT", "SIZE_EDGES", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit",
+           "sigmoid", "size_bucket"]
 
 ARTIFACT_FORMAT: Final = 1
 _ARTIFACT = "detector.json.gz"
@@ -63,6 +65,17 @@ def logit(probability: float) -> float:
     return math.log(probability / (1.0 - probability))
 
 
+# Document sizes (windows of its written text) at which calibration buckets end: a document is in
+# the first bucket whose edge it does not exceed, or in the last one. The highest window of a long
+# page is the maximum of many scores, so a short document is calibrated against short ones.
+SIZE_EDGES: Final = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def size_bucket(windows: int) -> int:
+    """The calibration bucket of a document with ``windows`` windows."""
+    return bisect.bisect_left(SIZE_EDGES, windows)
+
+
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """Window probabilities at which a profile warns and withholds.
@@ -71,10 +84,21 @@ class Thresholds:
         warn: at or above, a ``low`` finding (``allow_with_warning``, in any
             location: the location is already part of the probability).
         withhold: at or above, a ``high`` finding (``require_approval``).
+        warn_by_size: ``warn`` per size bucket (see ``SIZE_EDGES``), each at
+            most ``warn``; empty means ``warn`` for every size. (``withhold``
+            is one value: a fifth of 1% of a bucket's documents is too few
+            to estimate.)
     """
 
     warn: float
     withhold: float
+    warn_by_size: tuple[float, ...] = ()
+
+    def at(self, windows: int) -> Thresholds:
+        """The thresholds for a document of ``windows`` windows."""
+        if not self.warn_by_size:
+            return self
+        return Thresholds(self.warn_by_size[min(size_bucket(windows), len(self.warn_by_size) - 1)], self.withhold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +151,14 @@ def _ngram_tables(vocabulary: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
             HashTable.build(pair_table, pair_weights, np.float64))
 
 
+def _thresholds(data: Mapping[str, Any]) -> Thresholds:
+    warn, withhold = float(data["warn"]), float(data["withhold"])
+    by_size = tuple(min(float(value), warn) for value in data.get("warn_by_size", ()))
+    if by_size and len(by_size) != len(SIZE_EDGES) + 1:
+        raise ValueError("size buckets")
+    return Thresholds(warn, withhold, by_size)
+
+
 def parse_artifact(raw: bytes) -> Detector:
     """Build a :class:`Detector` from the artifact's gzip-compressed JSON.
 
@@ -139,8 +171,7 @@ def parse_artifact(raw: bytes) -> Detector:
             raise ValueError("format")
         if tuple(data["combiner_names"]) != _COMBINER_NAMES:
             raise ValueError("features")
-        thresholds = {name: Thresholds(float(t["warn"]), float(t["withhold"]))
-                      for name, t in data["thresholds"].items()}
+        thresholds = {name: _thresholds(t) for name, t in data["thresholds"].items()}
         unigrams, bigrams = _ngram_tables(data["vocabulary"])
         cue_unigrams, cue_bigrams = cue_tables()
         return Detector(
