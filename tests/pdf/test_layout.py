@@ -84,35 +84,24 @@ def _pdf(draw: Any) -> bytes:
     return buffer.getvalue()
 
 
-def test_objects_sharing_a_line_keep_their_own_text() -> None:
-    """Several objects on one baseline (columns, a hidden one between visible ones) each get their own text."""
+@pytest.mark.parametrize(("left", "middle", "right"), [
+    ("Left column words", "white secret words", "right column words"),
+    ("Visible start \u05d0\u05d1", "\u05d2\u05d3 white secret", "\u05d4 visible end"),
+], ids=["left_to_right", "right_to_left"])
+def test_objects_sharing_a_line_keep_their_own_text(left: str, middle: str, right: str) -> None:
+    """Objects on one baseline (columns; right-to-left text, mapped per character) each keep their own text,
+    so hidden text between two visible runs reaches only the hidden list."""
     def draw(c: canvas.Canvas) -> None:
         c.setFont("Helvetica", 11)
-        c.drawString(72, 700, "Left column words")
+        c.drawString(72, 700, left)
         c.setFillColorRGB(1, 1, 1)
-        c.drawString(200, 700, "white secret words")
+        c.drawString(200, 700, middle)
         c.setFillColorRGB(0, 0, 0)
-        c.drawString(330, 700, "right column words")
+        c.drawString(330, 700, right)
 
     page = _pages_from_pdf(_pdf(draw))[0]
-    assert [" ".join(line.text.split()) for line in page.lines] == ["Left column words", "right column words"]
-    assert [(technique, text.strip()) for technique, text in page.hidden] == [
-        ("pdf_colour_matches_background", "white secret words")]
-
-
-def test_right_to_left_pages_are_mapped_per_character() -> None:
-    """On a page with right-to-left text, hidden text between visible runs still reaches only the hidden list."""
-    def draw(c: canvas.Canvas) -> None:
-        c.setFont("Helvetica", 11)
-        c.drawString(72, 700, "Visible start \u05d0\u05d1")
-        c.setFillColorRGB(1, 1, 1)
-        c.drawString(200, 700, "\u05d2\u05d3 white secret")
-        c.setFillColorRGB(0, 0, 0)
-        c.drawString(330, 700, "\u05d4 visible end")
-
-    page = _pages_from_pdf(_pdf(draw))[0]
-    visible = " ".join(line.text for line in page.lines)
-    assert "secret" not in visible
-    assert "Visible start" in visible
-    assert "visible end" in visible
-    assert any("secret" in text for _technique, text in page.hidden)
+    visible = [" ".join(line.text.split()) for line in page.lines]
+    assert not any("secret" in line for line in visible)
+    assert any(left[:8] in line for line in visible)
+    assert any(right[-8:] in line for line in visible)
+    assert [technique for technique, text in page.hidden if "secret" in text] == ["pdf_colour_matches_background"]
