@@ -16,7 +16,7 @@ import pagewarden._guard.learned.model as model_module
 from pagewarden import GuardFailed
 from pagewarden._guard import Decision, Location, guard_html, guard_text
 from pagewarden._guard.learned import CATEGORY, LearnedPiece, load_detector, score_pieces
-from pagewarden._guard.learned.detect import upper_bounds, window_logits
+from pagewarden._guard.learned.detect import _document_counts, upper_bounds, window_logits
 from pagewarden._guard.learned.features import sentences, split_sentences, windows
 from pagewarden._guard.learned.model import SIZE_EDGES, artifact_vocabulary, logit, parse_artifact, size_bucket
 from pagewarden._guard.learned.stream import HashTable, build_stream, gram_key
@@ -169,6 +169,14 @@ def test_hash_table_finds_every_key_and_nothing_else() -> None:
     assert found.tolist() == [float(i + 1) for i in range(len(keys))]
     absent = np.array([gram_key(f"other{i}")[1] for i in range(500)], dtype=np.uint64)
     assert not table.lookup(absent).any()
+
+
+def test_document_counts_of_windows_without_content_words() -> None:
+    """Candidate windows with no content words (only short or stop words) count nothing and do not fail."""
+    stream = build_stream([(0, "Do it now. Go on, do it! " * 30)])
+    written = np.ones(len(stream), dtype=bool)
+    assert _document_counts(stream, written, set()) == {}
+    assert _document_counts(stream, written, {"now", "absent"}) == {"now": 30, "absent": 0}
 
 
 def test_upper_bound_is_never_below_the_exact_score() -> None:

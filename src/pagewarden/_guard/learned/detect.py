@@ -175,6 +175,8 @@ def _document_counts(stream: Stream, written: npt.NDArray[np.bool_], words: set[
     each document token is looked up among them, instead of every word of
     the document being counted into a dict.
     """
+    if not words:
+        return {}
     distinct = sorted(words)
     keys = word_hashes(distinct)
     order = np.argsort(keys)
