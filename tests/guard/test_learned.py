@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pagewarden._guard.learned.model as model_module
 from pagewarden import GuardFailed
@@ -152,6 +154,29 @@ def test_stream_sentences_match_split_sentences(text: str) -> None:
     stream = build_stream([(0, text)])
     got = [(stream.sentence_tokens(i), stream.raws[i]) for i in range(len(stream))]
     assert got == split_sentences(text)
+
+
+_TEXT = st.lists(st.sampled_from([*"ab Zé9_'’.!?;。\n\x00-@:/ ", "assistant ", "ignore ", "send ", "your task ",
+                                  "http://x.example ", "must ", "you ", "previous instructions "]),
+                 max_size=120).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.tuples(_TEXT, st.booleans()), min_size=1, max_size=4))
+def test_stream_and_findings_hold_for_any_text(texts: list[tuple[str, bool]]) -> None:
+    """For any pieces, the stream cuts split_sentences' sentences, and the bounded scoring finds what full scoring finds."""
+    detector = load_detector()
+    pieces = [LearnedPiece(Location.HIDDEN, text, ("leet_normalized",) if normalized else ())
+              for text, normalized in texts]
+    stream = build_stream([(i, p.text) for i, p in enumerate(pieces)])
+    expected = [tokens for p in pieces for tokens, _ in split_sentences(p.text)]
+    assert [stream.sentence_tokens(i) for i in range(len(stream))] == expected
+    thresholds = detector.thresholds["strict"]
+    bounded = score_pieces(detector, pieces, thresholds=thresholds)
+    full = score_pieces(detector, pieces)
+    warn = thresholds.at(full.windows).warn
+    assert bounded.windows == full.windows
+    assert [s for s in bounded.best if s.probability >= warn] == [s for s in full.best if s.probability >= warn]
 
 
 def test_stream_keeps_groups_apart() -> None:
