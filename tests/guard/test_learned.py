@@ -164,7 +164,7 @@ _TEXT = st.lists(st.sampled_from([*"ab Zé9_'’.!?;。\n\x00-@:/ ", "assistant 
 @settings(max_examples=200, deadline=None)
 @given(texts=st.lists(st.tuples(_TEXT, st.booleans()), min_size=1, max_size=4))
 def test_stream_and_findings_hold_for_any_text(texts: list[tuple[str, bool]]) -> None:
-    """For any pieces, the stream cuts split_sentences' sentences, and the bounded scoring finds what full scoring finds."""
+    """For any pieces, the stream cuts split_sentences' sentences and bounded scoring finds what full scoring finds."""
     detector = load_detector()
     pieces = [LearnedPiece(Location.HIDDEN, text, ("leet_normalized",) if normalized else ())
               for text, normalized in texts]
