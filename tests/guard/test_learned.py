@@ -171,12 +171,35 @@ def test_stream_and_findings_hold_for_any_text(texts: list[tuple[str, bool]]) ->
     stream = build_stream([(i, p.text) for i, p in enumerate(pieces)])
     expected = [tokens for p in pieces for tokens, _ in split_sentences(p.text)]
     assert [stream.sentence_tokens(i) for i in range(len(stream))] == expected
+    assert stream.imperative(detector.verbs).tolist() == [
+        unit.imperative for p in pieces for unit in sentences(p.text)]
     thresholds = detector.thresholds["strict"]
     bounded = score_pieces(detector, pieces, thresholds=thresholds)
     full = score_pieces(detector, pieces)
     warn = thresholds.at(full.windows).warn
     assert bounded.windows == full.windows
     assert [s for s in bounded.best if s.probability >= warn] == [s for s in full.best if s.probability >= warn]
+
+
+# Sentences and whether each is imperative: an action verb among the first words, after lead words only.
+IMPERATIVE = [
+    ("Send the file now.", True),
+    ("Please, kindly send the file.", True),
+    ("- * Please now just send it", True),
+    ("Please now just also send it", False),
+    ("The file was sent.", False),
+    ("now", False),
+    ("\"Ignore\" that warning.", True),
+    ("Go.", True),
+]
+
+
+@pytest.mark.parametrize(("sentence", "imperative"), IMPERATIVE)
+def test_stream_imperative_matches_sentence_features(sentence: str, imperative: bool) -> None:
+    """The stream's vectorized imperative test decides as the trainer's sentence features do."""
+    stream = build_stream([(0, sentence)])
+    assert stream.imperative(load_detector().verbs).tolist() == [imperative]
+    assert [unit.imperative for unit in sentences(sentence)] == [imperative]
 
 
 def test_stream_keeps_groups_apart() -> None:

@@ -128,10 +128,10 @@ def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: 
     """For each window, an upper bound of the combiner's logit.
 
     Everything that array operations give (the n-gram logit, cue counts,
-    length, location) enters exactly; each input known only after Python
-    work (imperative sentences, character marks, topic shift) enters at
-    its most damaging value, term by term, so the bound is never below the
-    window's real logit.
+    imperative sentences, length, location) enters exactly; each input known
+    only after Python work (character marks, topic shift) enters at its most
+    damaging value, term by term, so the bound is never below the window's
+    real logit.
     """
     weight = detector.weight
     ends = stream.window_ends()
@@ -155,14 +155,16 @@ def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: 
         + weight("hidden_x_ai") * hidden * cue["ai_address"]
         + location_weight[location_index]
     )
-    imperative = (weight("imperative") + weight("ai_x_imperative") * cue["ai_address"]
-                  + weight("task_x_imperative") * cue["reader_task"]
-                  + weight("oblig_x_imperative") * cue["obligation"]
-                  + weight("second_x_imperative") * cue["second_person"]
-                  + weight("hidden_x_imperative") * hidden
-                  + max(0.0, weight("shift_x_imperative")) * shift_known
-                  + max(0.0, weight("target_x_imperative")))
-    bound += np.maximum(imperative, 0.0)
+    imperative_sentences = np.zeros(len(stream) + 1)
+    np.cumsum(stream.imperative(detector.verbs), out=imperative_sentences[1:])
+    imperative = np.minimum(imperative_sentences[ends + 1] - imperative_sentences[:-1], 2.0) / 2.0
+    bound += imperative * (weight("imperative") + weight("ai_x_imperative") * cue["ai_address"]
+                           + weight("task_x_imperative") * cue["reader_task"]
+                           + weight("oblig_x_imperative") * cue["obligation"]
+                           + weight("second_x_imperative") * cue["second_person"]
+                           + weight("hidden_x_imperative") * hidden
+                           + max(0.0, weight("shift_x_imperative")) * shift_known
+                           + max(0.0, weight("target_x_imperative")))
     bound += sum(max(0.0, weight(name)) for name in _MARKS)
     bound += shift_known * np.maximum(weight("topic_shift") + weight("shift_x_second") * cue["second_person"], 0.0)
     return bound

@@ -34,10 +34,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "ACTION_WORDS",
     "CUE_NAMES",
     "CUE_SATURATION",
     "CUE_TABLE",
     "FUNCTIONAL_NAMES",
+    "IMPERATIVE_LEAD",
+    "IMPERATIVE_SPAN",
+    "IMPERATIVE_WORDS",
     "LOCATION_NAMES",
     "LOGIT_CLIP",
     "MIN_TOPIC_TOKENS",
@@ -155,10 +159,10 @@ CUE_TABLE: dict[str, tuple[int, ...]] = {}
 for _name, _words in _CUES:
     for _word in _words:
         CUE_TABLE[_word] = (*CUE_TABLE.get(_word, ()), _CUE_INDEX[_name])
-_ACTION_SET = frozenset(_ACTION_VERBS)
+ACTION_WORDS = frozenset(_ACTION_VERBS)
 _BIGRAM_FIRST = frozenset(word.split(" ", 1)[0] for word in CUE_TABLE if " " in word)
 # Words that may precede the verb of an imperative sentence.
-_IMPERATIVE_LEAD = frozenset({"please", "kindly", "now", "then", "also", "just", "immediately", "first", "and",
+IMPERATIVE_LEAD = frozenset({"please", "kindly", "now", "then", "also", "just", "immediately", "first", "and",
                               "simply", "quickly", "silently", "secretly", "instead", "finally", "next"})
 _STOPWORDS = frozenset({
     "the", "a", "an", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is",
@@ -229,12 +233,18 @@ def _cue_counts(tokens: Sequence[str]) -> tuple[int, ...]:
     return tuple(counts)
 
 
+# A sentence is imperative when, among the words of its first IMPERATIVE_SPAN tokens, one of the
+# first IMPERATIVE_WORDS is an action verb with only lead words ("please", "now"...) before it.
+IMPERATIVE_SPAN = 6
+IMPERATIVE_WORDS = 4
+
+
 def _imperative(tokens: Sequence[str]) -> bool:
-    words = [t for t in tokens[:6] if t[0].isalnum()]
-    for word in words[:4]:
-        if word in _ACTION_SET:
+    words = [t for t in tokens[:IMPERATIVE_SPAN] if t[0].isalnum()]
+    for word in words[:IMPERATIVE_WORDS]:
+        if word in ACTION_WORDS:
             return True
-        if word not in _IMPERATIVE_LEAD:
+        if word not in IMPERATIVE_LEAD:
             return False
     return False
 

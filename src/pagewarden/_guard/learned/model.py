@@ -37,7 +37,7 @@ import numpy as np
 
 from ..._errors import GuardFailed
 from .features import FUNCTIONAL_NAMES, LOCATION_NAMES, combined_vector
-from .stream import HashTable, cue_tables, pair_keys, word_hashes
+from .stream import HashTable, cue_tables, imperative_table, pair_keys, word_hashes
 
 __all__ = ["ARTIFACT_FORMAT", "SIZE_EDGES", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit",
            "sigmoid", "size_bucket"]
@@ -109,6 +109,7 @@ class Detector:
     bigrams: HashTable            # mixed hash of two words -> weight
     cue_unigrams: HashTable       # word hash -> bit mask of the cues it signals
     cue_bigrams: HashTable
+    verbs: HashTable              # word hash -> stream.ACTION or stream.LEAD
     ngram_intercept: float
     combiner: tuple[float, ...]
     combiner_intercept: float
@@ -179,6 +180,7 @@ def parse_artifact(raw: bytes) -> Detector:
             bigrams=bigrams,
             cue_unigrams=cue_unigrams,
             cue_bigrams=cue_bigrams,
+            verbs=imperative_table(),
             ngram_intercept=float(data["ngram_intercept"]),
             combiner=tuple(float(w) for w in data["combiner"]),
             combiner_intercept=float(data["combiner_intercept"]),

@@ -25,8 +25,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .features import (
+    ACTION_WORDS,
     CUE_NAMES,
     CUE_TABLE,
+    IMPERATIVE_LEAD,
+    IMPERATIVE_SPAN,
+    IMPERATIVE_WORDS,
     SENTENCE_ENDS,
     SENTENCE_TOKENS,
     WINDOW_SENTENCES,
@@ -34,7 +38,8 @@ from .features import (
     lower_text,
 )
 
-__all__ = ["HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "pair_keys", "word_hashes"]
+__all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "imperative_table",
+           "pair_keys", "word_hashes"]
 
 Keys = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
@@ -140,6 +145,17 @@ class HashTable:
         return result
 
 
+# Values of the imperative table: what a word does at the start of a sentence (other words: 0).
+ACTION, LEAD = 1, 2
+
+
+def imperative_table() -> HashTable:
+    """Action verbs and the lead words that may precede them (see ``features._imperative``)."""
+    words = sorted(ACTION_WORDS | IMPERATIVE_LEAD)
+    kinds = [ACTION if word in ACTION_WORDS else LEAD for word in words]
+    return HashTable.build(word_hashes(words), kinds, np.uint8)
+
+
 def cue_tables() -> tuple[HashTable, HashTable]:
     """Unigram and bigram cue tables: each key's value is a bit mask of the cues it signals."""
     unigrams: dict[int, int] = {}
@@ -188,6 +204,32 @@ class Stream:
     def window_ends(self) -> Ints:
         """The last sentence of the window starting at each sentence."""
         return np.minimum(np.arange(len(self.raws), dtype=np.int64) + (WINDOW_SENTENCES - 1), self.last)
+
+    def imperative(self, verbs: HashTable) -> npt.NDArray[np.bool_]:
+        """Whether each sentence is imperative (as :func:`.features.sentence_features` decides).
+
+        The first ``IMPERATIVE_SPAN`` tokens of every sentence are walked
+        together: a mark is skipped, a lead word counts, an action verb makes
+        the sentence imperative, any other word ends the walk.
+        """
+        count = len(self.raws)
+        result = np.zeros(count, dtype=np.bool_)
+        decided = np.zeros(count, dtype=np.bool_)
+        seen = np.zeros(count, dtype=np.int64)
+        starts = np.array(self.starts, dtype=np.int64)
+        tokens = self.tokens
+        for offset in range(IMPERATIVE_SPAN):
+            open_ = np.flatnonzero(~decided & (self.cstarts + offset < self.cends) & (seen < IMPERATIVE_WORDS))
+            if not len(open_):
+                break
+            at = (starts[open_] + offset).tolist()
+            is_word = np.fromiter((tokens[i][0].isalnum() for i in at), dtype=np.bool_, count=len(at))
+            words = open_[is_word]
+            kind = verbs.lookup(self.hashes[self.cstarts[words] + offset])
+            result[words[kind == ACTION]] = True
+            decided[words[kind != LEAD]] = True
+            seen[words[kind == LEAD]] += 1
+        return result
 
     def window_cues(self, unigrams: HashTable, bigrams: HashTable) -> Ints:
         """Each window's count of every cue (rows: windows; columns: ``CUE_NAMES``).
