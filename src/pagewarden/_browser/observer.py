@@ -17,8 +17,9 @@ keeps two things:
   DOM costs. Counting every element on every change would cost a large page
   dearly, so the callback counts only once 1,000 nodes were added or 50 ms
   passed since the last count. Over the bound, the count is kept, the
-  document stops loading, and its root element is removed, so the renderer
-  never lays out what the read is refused for; probes then report the kept
+  observer disconnects (the page's further changes cost it no records) and
+  the root element is hidden (``display: none``), so the renderer never
+  computes styles for or lays out what the read is refused for; probes then report the kept
   count (:func:`probe_expression`) and the render fails with
   ``browser_dom_too_large`` while the page is still loading.
 
@@ -43,7 +44,7 @@ _INSTALL: Final = """
   if (!s) {
     const limit = %(limit)s;
     s = globalThis.__pagewardenSettle = { last: performance.now(), over: 0, counted: 0, added: 0 };
-    new MutationObserver((records) => {
+    const observer = new MutationObserver((records) => {
       const now = performance.now();
       s.last = now;
       if (s.over || limit === null) return;
@@ -58,11 +59,12 @@ _INSTALL: Final = """
       s.counted = performance.now();
       if (count > limit) {
         s.over = count;
-        try { window.stop(); } catch (e) {}
+        observer.disconnect();
         const root = document.documentElement;
         if (root) root.style.setProperty('display', 'none', 'important');
       }
-    }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
+    observer.observe(document, { childList: true, subtree: true, characterData: true });
   }"""
 
 

@@ -51,8 +51,7 @@ _DOM_CHECK_TIMEOUT: Final = 1.0
 # While the page loads: seconds before the first DOM-size probe, and between probes.
 _DOM_WATCH_START: Final = 0.25
 _DOM_WATCH_EVERY: Final = 0.15
-# Refused requests after which a page counts as busy: its renderer is ended before its context closes.
-_BUSY_REFUSED: Final = 50
+_DOM_WATCH_PROBE: Final = 1.0
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -215,14 +214,14 @@ class _Read(ReadState):
         """While the page loads: stop the read once a probe counts more elements than allowed.
 
         The isolated-world observer (:mod:`.observer`) notices the bound as the DOM is built and
-        empties the document; this watch reports it even when DOMContentLoaded never comes. It
+        hides the document; this watch reports it even when DOMContentLoaded never comes. It
         starts late enough that an ordinary page has its document before the first probe.
         """
         await anyio.sleep(_DOM_WATCH_START)
         probe = self._probe()
         while True:
             sample = None
-            with anyio.move_on_after(_DOM_WATCH_EVERY * 2):
+            with anyio.move_on_after(_DOM_WATCH_PROBE):
                 sample = await probe.sample()
             if sample is not None and sample.elements > self.policy.max_dom_nodes:
                 self._stop(self._dom_error())
@@ -342,9 +341,9 @@ class _Read(ReadState):
         """Close the context and revoke the proxy credentials (in the background when possible)."""
         if self.fresh is not None:
             self.fresh.session.on_fault = None
-            # A page that failed its read or is still busy (requests in flight, floods of refused
-            # requests) may go on loading for seconds: its renderer is ended rather than torn down.
-            busy = self.fresh.inflight > 0 or self.guard.refused >= _BUSY_REFUSED
+            # A page that failed its read or still has requests in flight may go on loading for
+            # seconds: its renderer is ended rather than torn down.
+            busy = self.fresh.inflight > 0
             await self.lease.instance.release_context(self.fresh, stop_page=busy or not self.succeeded)
 
 
