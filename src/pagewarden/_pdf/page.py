@@ -16,9 +16,10 @@ the page or partly covered is judged glyph by glyph.
 Which object a character belongs to is asked of PDFium per line of the text
 page, at its first and last character: the text page lays out each text
 object's characters contiguously, so a line that starts and ends in one object
-belongs to it. Right-to-left text is the exception (reordering may interleave
-objects on a line), so a page holding any is mapped character by character,
-as is a line that starts or ends in a different object or in generated text.
+belongs to it; where a line holds several objects (columns, a font change),
+the boundaries are found by galloping and halving. Right-to-left text is the
+exception (reordering may interleave objects on a line), so a page holding any
+is mapped character by character.
 """
 
 from __future__ import annotations
@@ -46,8 +47,6 @@ _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 _NO_STROKE = (0, 0, 0, 0)
 _LINE = re.compile(r"[^\r\n]+")
-# Ranges this short are mapped character by character rather than halved again.
-_PER_CHAR = 8
 # Strong right-to-left letters and the controls that start right-to-left runs.
 _RTL = re.compile("[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff"
                   "\U0001e800-\U0001efff]")
@@ -234,18 +233,34 @@ class _TextPage:
             self._split(*line.span())
 
     def _split(self, start: int, end: int) -> None:
-        """A range that starts and ends in one object is that object's; else halve it (small ones: per character)."""
-        owner = native.char_owner
-        while end - start > _PER_CHAR:
-            first = owner(self.handle, start)
-            if not first or owner(self.handle, end - 1) != first:
-                middle = (start + end) // 2
-                self._split(start, middle)
-                start = middle
+        """The runs of one line: a range whose two ends have one owner is that owner's (an object's characters
+        are contiguous); where the owner changes, the boundary is found by galloping, then halving.
+        Generated characters (no owner) between two runs of one object stay in its text."""
+        owner, textpage = native.char_owner, self.handle
+        joined_from = start
+        while start < end:
+            first = owner(textpage, start)
+            if not first:
+                start += 1
                 continue
-            self._add(first, start, end)
-            return
-        self._map(start, end)
+            if owner(textpage, end - 1) == first:
+                self._add(first, start, end, joined_from)
+                return
+            low, step, high = start, 1, end - 1  # owner(low) is first, owner(high) is not
+            while low + step < high:
+                if owner(textpage, low + step) != first:
+                    high = low + step
+                    break
+                low += step
+                step *= 2
+            while high - low > 1:
+                middle = (low + high) // 2
+                if owner(textpage, middle) == first:
+                    low = middle
+                else:
+                    high = middle
+            self._add(first, start, low + 1, joined_from)
+            start = joined_from = low + 1
 
     def _map(self, start: int, end: int) -> None:
         """Character by character: each run of one owner (generated characters join the run before)."""
@@ -260,16 +275,18 @@ class _TextPage:
         if current:
             self._add(current, run_start, end)
 
-    def _add(self, owner: int, start: int, end: int) -> None:
+    def _add(self, owner: int, start: int, end: int, joined_from: int | None = None) -> None:
+        # A run that follows the owner's previous one (from joined_from on, only generated characters
+        # between) extends it.
         runs = self.runs.setdefault(owner, [])
-        if runs and runs[-1][1] == start:
+        if runs and runs[-1][1] in (start, joined_from):
             runs[-1] = (runs[-1][0], end)
         else:
             runs.append((start, end))
 
     def of(self, handle: int) -> str:
-        """The text of one text object."""
-        return "".join(self.text[start:end] for start, end in self.runs.get(handle, ()))
+        """The text of one text object (its separate runs, such as its lines, joined by a space)."""
+        return " ".join(self.text[start:end] for start, end in self.runs.get(handle, ()))
 
 
 def _char(code: int) -> str:
