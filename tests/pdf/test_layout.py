@@ -13,7 +13,7 @@ from pagewarden._pdf.extract import ExtractLimits, extract_pdf
 from pagewarden._pdf.facts import Line, PageFacts, parse_facts
 from pagewarden._pdf.layout import body_size, markdown_units, page_blocks, render_markdown
 from pagewarden._safe import safe_markdown, safe_units
-from tests.pdf.documents import CARRIERS, INJECTION, carrier_pdf, long_pdf, paper_pdf, table_pdf
+from tests.pdf.documents import CARRIERS, INJECTION, carrier_pdf, hand_written_pdf, long_pdf, paper_pdf, table_pdf
 
 URL = "https://example.org/doc.pdf"
 HOSTILE = (
@@ -105,3 +105,18 @@ def test_objects_sharing_a_line_keep_their_own_text(left: str, middle: str, righ
     assert any(left[:8] in line for line in visible)
     assert any(right[-8:] in line for line in visible)
     assert [technique for technique, text in page.hidden if "secret" in text] == ["pdf_colour_matches_background"]
+
+
+def test_documents_read_right_to_left_keep_hidden_text_apart() -> None:
+    """In a document whose viewer preferences read right to left (PDFium reorders every line), neutral
+    characters of a hidden object between two visible ones stay hidden."""
+    content = (b"BT /F1 11 Tf 72 700 Td (Visible start...) Tj ET\n"
+               b"1 1 1 rg BT /F1 11 Tf 160 700 Td (... 12345 !!! ...) Tj ET\n"
+               b"0 0 0 rg BT /F1 11 Tf 260 700 Td (... visible end) Tj ET")
+    data = hand_written_pdf(content, catalog=b" /ViewerPreferences << /Direction /R2L >>")
+    page = _pages_from_pdf(data)[0]
+    visible = " ".join(line.text for line in page.lines)
+    assert "12345" not in visible
+    assert "!" not in visible
+    assert "Visible" in visible
+    assert [text.split() for _technique, text in page.hidden] == [["...", "!!!", "12345", "..."]]

@@ -14,6 +14,7 @@ Everything it returns is bounded by the job's limits; crossing one raises
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,13 @@ def _visible_box(page: Any) -> Box:
     return (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
 
 
+def _direction(doc: Any) -> bytes:
+    """The viewer preferences' reading direction (``L2R``, ``R2L``), which PDFium's text page follows."""
+    buffer = ctypes.create_string_buffer(16)
+    written = raw.FPDF_VIEWERREF_GetName(doc, b"Direction", buffer, len(buffer))
+    return buffer.raw[: max(written - 1, 0)] if 0 < written <= len(buffer) else b""
+
+
 def _open(data: bytes) -> Any:
     try:
         # No password: PDFium then tries the empty user password itself.
@@ -71,13 +79,14 @@ def extract_pdf(data: bytes, limits: ExtractLimits) -> dict[str, Any]:
             raise LimitExceeded("pages")
         budget = Budget(limits.max_characters)
         encrypted = raw.FPDF_GetSecurityHandlerRevision(doc) != -1
+        right_to_left = _direction(doc) == b"R2L"
         pages: list[dict[str, Any]] = []
         for number in range(count):
             page = doc[number]
             try:
                 textpage = page.get_textpage()
                 try:
-                    facts = read_page_text(page, textpage, _visible_box(page), budget)
+                    facts = read_page_text(page, textpage, _visible_box(page), budget, right_to_left=right_to_left)
                 finally:
                     textpage.close()
                 annotations, links = page_annotations(doc, page, budget)

@@ -18,8 +18,9 @@ page, at its first and last character: the text page lays out each text
 object's characters contiguously, so a line that starts and ends in one object
 belongs to it; where a line holds several objects (columns, a font change),
 the boundaries are found by galloping and halving. Right-to-left text is the
-exception (reordering may interleave objects on a line), so a page holding any
-is mapped character by character.
+exception (reordering may interleave objects on a line), so a page holding any,
+or any page of a document whose viewer preferences set the direction right to
+left, is mapped character by character.
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def _opaque_fill(item: _Item, out: Out) -> tuple[int, int, int] | bool | None:
 class _TextPage:
     """The text page's characters: the text, and the runs of characters each text object owns."""
 
-    def __init__(self, textpage: int) -> None:
+    def __init__(self, textpage: int, *, right_to_left: bool = False) -> None:
         self.handle = textpage
         count = native.count_chars(textpage)
         self.runs: dict[int, list[Run]] = {}
@@ -222,7 +223,7 @@ class _TextPage:
         buffer = ctypes.create_string_buffer(2 * (count + 1))
         written = native.page_text(textpage, 0, count, ctypes.addressof(buffer))
         text = buffer.raw[: 2 * max(written - 1, 0)].decode("utf-16-le", "replace")
-        exact = len(text) != count or _RTL.search(text) is not None
+        exact = right_to_left or len(text) != count or _RTL.search(text) is not None
         if len(text) != count:
             text = "".join(_char(native.char_unicode(textpage, index)) for index in range(count))
         self.text = text
@@ -353,10 +354,12 @@ def _line(text: str, paint: Paint) -> list[Any]:
     return [text, round(paint.size * 100), round(left * 10), round(right * 10), round(bottom * 10), round(top * 10)]
 
 
-def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget) -> PageText:
-    """Judge every text object of ``page`` and return its visible lines and hidden runs."""
+def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *, right_to_left: bool = False
+                   ) -> PageText:
+    """Judge every text object of ``page`` and return its visible lines and hidden runs (``right_to_left``:
+    the document's reading direction is right to left, so its text page reorders every line)."""
     out = Out()
-    chars = _TextPage(native.address(textpage))
+    chars = _TextPage(native.address(textpage), right_to_left=right_to_left)
     items = _walk(native.address(page), out, chars.runs)
     result = PageText()
     fills = _Fills()
