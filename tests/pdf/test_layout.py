@@ -89,8 +89,7 @@ def _pdf(draw: Any) -> bytes:
     ("Visible start \u05d0\u05d1", "\u05d2\u05d3 white secret", "\u05d4 visible end"),
 ], ids=["left_to_right", "right_to_left"])
 def test_objects_sharing_a_line_keep_their_own_text(left: str, middle: str, right: str) -> None:
-    """Objects on one baseline (columns; right-to-left text, mapped per character) each keep their own text,
-    so hidden text between two visible runs reaches only the hidden list."""
+    """Objects on one baseline each keep their own text: hidden text between visible runs stays hidden."""
     def draw(c: canvas.Canvas) -> None:
         c.setFont("Helvetica", 11)
         c.drawString(72, 700, left)
@@ -108,8 +107,7 @@ def test_objects_sharing_a_line_keep_their_own_text(left: str, middle: str, righ
 
 
 def test_documents_read_right_to_left_keep_hidden_text_apart() -> None:
-    """In a document whose viewer preferences read right to left (PDFium reorders every line), neutral
-    characters of a hidden object between two visible ones stay hidden."""
+    """In a document read right to left (lines reordered), a hidden run between visible ones stays hidden."""
     content = (b"BT /F1 11 Tf 72 700 Td (Visible start...) Tj ET\n"
                b"1 1 1 rg BT /F1 11 Tf 160 700 Td (... 12345 !!! ...) Tj ET\n"
                b"0 0 0 rg BT /F1 11 Tf 260 700 Td (... visible end) Tj ET")
