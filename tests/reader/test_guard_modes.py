@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import Any
 
+import anyio.to_thread
 import pytest
 
 import pagewarden
 from pagewarden import Decision, GuardReport
+from pagewarden import _pipeline as pipeline
 from tests.guard.extra.fakes import ALLOW, FixedGuard, RaisingGuard, SlowGuard, finding
 from tests.reader import pages
 from tests.support.server import FixtureServer
@@ -219,3 +223,61 @@ def test_on_guard_is_validated(mode: object) -> None:
     """on_guard accepts only raise, redact and return."""
     with pytest.raises(pagewarden.InvalidInput):
         pagewarden.ReaderConfig(on_guard=mode)  # type: ignore[arg-type]
+
+
+def _record_worker_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the name of every function handed to a worker thread (the calls still run)."""
+    names: list[str] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def recording(function: Callable[..., object], *args: object, **options: Any) -> object:
+        names.append(getattr(getattr(function, "func", function), "__name__", "?"))
+        return await run_sync(function, *args, **options)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", recording)
+    return names
+
+
+PIPELINE_STEPS = {"guard_and_extract", "timed", "extract_response"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("extra", "steps"),
+    [(False, ["guard_and_extract"]), (True, ["timed", "extract_response"])],
+    ids=["builtin_only", "with_extra_guard"],
+)
+async def test_guard_and_extraction_worker_calls(
+    fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch, extra: bool, steps: list[str]
+) -> None:
+    """Without extra guards, guard, outcome and extraction are one worker call; an extra guard runs between two."""
+    url = serve(fixture_server, "/a", pages.ARTICLE)
+    names = _record_worker_calls(monkeypatch)
+    guard = FixedGuard(ALLOW)
+    async with reader(fixture_server, guards=(guard,) if extra else ()) as r:
+        document = await r.read(url, render="never")
+    assert [name for name in names if name in PIPELINE_STEPS] == steps
+    assert len(guard.seen) == (1 if extra else 0)
+    assert document.security.decision == Decision.ALLOW
+    assert document.fetch.timings.guard > 0 and document.fetch.timings.extract > 0
+
+
+@pytest.mark.anyio
+async def test_a_withheld_page_is_never_extracted_in_the_single_call(
+    fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the one worker call, GUARD_DENIED is raised before the extraction starts."""
+    url = serve(fixture_server, "/v", VISIBLE_INJECTION)
+    extracted: list[str] = []
+    extract = pipeline.extract_response
+
+    def spy(*args: Any, **options: Any) -> Any:
+        extracted.append("called")
+        return extract(*args, **options)
+
+    monkeypatch.setattr(pipeline, "extract_response", spy)
+    async with reader(fixture_server) as r:
+        with pytest.raises(pagewarden.GuardDenied):
+            await r.read(url, render="never")
+        await r.read(serve(fixture_server, "/a", pages.ARTICLE), render="never")
+    assert extracted == ["called"]

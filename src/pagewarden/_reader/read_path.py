@@ -6,8 +6,9 @@ worker pool. :meth:`ReadPath.read` is one uncached read under the caller's
 deadline:
 
 * ``render="never"`` / ``"auto"``: fetch over the pinned transport, then the
-  built-in guard and extraction in a worker thread, the extra guards on the
-  event loop; in ``auto`` a page with too little readable text and signs
+  built-in guard and extraction in a worker thread (one call when no extra
+  guard is configured), the extra guards on the event loop between them; in
+  ``auto`` a page with too little readable text and signs
   that it needs JavaScript is rendered instead (``escalation_reason``);
 * ``render="always"``: the browser only, no static pre-read;
 * a PDF (by content type, also when a navigation turns out to be one) goes
@@ -32,8 +33,15 @@ from .._errors import ConfigMissing, ContentInsufficient, UnsupportedContentType
 from .._guard.extra import collect_extra_reports, implied_decision, merge_reports
 from .._net import FetchedResponse, fetch
 from .._pdf import PDF_TYPES, PdfWorkers, read_pdf
-from .._pipeline import ESCALATION_REASON_PREFIX, enforce_guard, extract_response, inspect_response
-from .._report import Decision
+from .._pipeline import (
+    ESCALATION_REASON_PREFIX,
+    Rendered,
+    enforce_guard,
+    extract_response,
+    guard_and_extract,
+    inspect_response,
+)
+from .._report import Decision, GuardReport
 from .assemble import Stages, build_document, rendered_response, timed
 
 if TYPE_CHECKING:
@@ -150,6 +158,27 @@ class ReadPath:
         config = self._config
         if response.content_type in PDF_TYPES:
             return await self._process_pdf(url, response, use, limit, started, escalation=escalation)
+        if config.guards:
+            report, guard_seconds, rendered = await self._guard_with_extras_then_extract(response, use, limit, method)
+        else:
+            # Guard, its outcome, extraction: one worker-thread round trip (see _pipeline).
+            report, guard_seconds, rendered = await anyio.to_thread.run_sync(
+                partial(guard_and_extract, response, config, use, limit, method), abandon_on_cancel=True
+            )
+        stages = Stages(
+            guard=guard_seconds, render=render_seconds, total=time.perf_counter() - started,
+            static=static,
+        )
+        return build_document(
+            url, response, report, rendered, stages, method=method, escalation=escalation,
+            render_limitations=render_limitations, render_truncated=render_truncated,
+        )
+
+    async def _guard_with_extras_then_extract(
+        self, response: FetchedResponse, use: str, limit: int, method: str
+    ) -> tuple[GuardReport, float, Rendered]:
+        """The built-in guard (worker thread), the extra guards (event loop), the outcome, the extraction."""
+        config = self._config
         inspected, guard_seconds = await anyio.to_thread.run_sync(
             partial(timed, inspect_response, response, config, use), abandon_on_cancel=True
         )
@@ -166,14 +195,7 @@ class ReadPath:
             partial(extract_response, response, inspected, report, config, use, limit, method),
             abandon_on_cancel=True,
         )
-        stages = Stages(
-            guard=guard_seconds, render=render_seconds, total=time.perf_counter() - started,
-            static=static,
-        )
-        return build_document(
-            url, response, report, rendered, stages, method=method, escalation=escalation,
-            render_limitations=render_limitations, render_truncated=render_truncated,
-        )
+        return report, guard_seconds, rendered
 
     async def _process_pdf(
         self, url: str, response: FetchedResponse, use: str, limit: int, started: float, *, escalation: str | None
