@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +50,9 @@ from _bench.render_apps import apps_auto_vs_floor
 from _bench.render_auto import auto_over_corpus
 from _bench.render_crawl4ai import cdp_chromium, crawl4ai_python, run_driver
 from _bench.render_memory import tree_memory
-from _bench.render_sides import AS_ROOT, Batch, FloorSide, WardenSide, chromium_path, cold_read, run_batch
+from _bench.render_sides import Batch, FloorSide, WardenSide, chromium_path, cold_read, median_split, run_batch
 from _bench.render_site import MARKER, WORDS, serve_site
 
-import pagewarden
-from pagewarden._browser.config import BrowserConfig
-from pagewarden._browser.pool import BrowserPool
 from pagewarden._browser.render import render
 
 CONCURRENCIES = (1, 2, 4)
@@ -101,6 +99,7 @@ async def _latency(args: argparse.Namespace, executable: str, c4a: Path | None) 
     """Rounds of c=1, 2, 4 batches on every side, side order rotating."""
     results: dict[str, dict[int, list[Batch]]] = {side: {c: [] for c in CONCURRENCIES} for side in SIDES}
     crawl4ai_note = None
+    c1_splits: list[dict[str, float]] = []
     with serve_site() as port:
         pooled = WardenSide(port, max(CONCURRENCIES), executable, _policy(args))
         async with pooled as warden, FloorSide(executable) as floor:
@@ -134,7 +133,10 @@ async def _latency(args: argparse.Namespace, executable: str, c4a: Path | None) 
                             continue
                         for c in CONCURRENCIES:
                             urls = _urls(port, side, f"r{round_index}c{c}", args.reads)
+                            warden.read_timings.clear()
                             results[side][c].append(await run_batch(readers[side], urls, c))
+                            if side == "pagewarden" and c == 1:
+                                c1_splits.extend(warden.read_timings)
             stats = warden.pool_stats()
         cold = await _cold(port, executable, args.cold)
     table: dict[str, Any] = {}
@@ -142,7 +144,10 @@ async def _latency(args: argparse.Namespace, executable: str, c4a: Path | None) 
         if all(by_c[c] for c in CONCURRENCIES):
             table[side] = {str(c): _merge(by_c[c]).summary() for c in CONCURRENCIES}
     table["cold launch"] = {"1": cold.summary()}
-    return {"sides": table, "crawl4ai_unavailable": crawl4ai_note, "pool_stats": stats}
+    return {
+        "sides": table, "crawl4ai_unavailable": crawl4ai_note, "pool_stats": stats,
+        "pagewarden_c1_split": median_split(c1_splits),
+    }
 
 
 
@@ -159,18 +164,52 @@ async def _cold(port: int, executable: str, count: int) -> Batch:
     return batch
 
 
-async def _stages(executable: str, count: int) -> dict[str, float]:
-    """Medians of the renderer's own step timings (render() directly, sequential, after warm-up)."""
-    timings: list[dict[str, float]] = []
+async def _read_vs_render(executable: str, count: int, policy: str) -> dict[str, Any]:
+    """``read()`` and ``render()`` alternating on one pool (the pagewarden side's configuration), after warm-up.
+
+    Like with like: the same reader, pool, page and moment for both, so their
+    ratio holds on a loaded machine. Each call starts with the pool at rest
+    (the last context closed, the spare ready: otherwise whichever call follows
+    a bare render() pays for its background close) and the order alternates
+    between pairs. Reported with the read's own split (render, guard and
+    extraction of the snapshot, the rest) and the direct calls' render steps.
+    """
+    reads: list[float] = []
+    renders: list[float] = []
+    steps: list[dict[str, float]] = []
     with serve_site() as port:
-        config = pagewarden.ReaderConfig(unsafe_allow_destinations=(f"127.0.0.1:{port}",))
-        async with BrowserPool(BrowserConfig(executable=executable, external_sandbox=AS_ROOT), config) as pool:
+        async with WardenSide(port, max(CONCURRENCIES), executable, policy) as warden:
+            pool = warden.reader._browser_pool()
             for index, url in enumerate(_urls(port, "stages", "s", count + WARMUP)):
-                page = await render(pool, url)
-                if index >= WARMUP:
-                    timings.append(dict(page.timings))
-    keys = [k for k in timings[0] if k not in ("launched",)]
-    return {k: round(statistics.median(t[k] for t in timings), 1) for k in keys}
+                read_seconds = page = render_seconds = None
+                # The order alternates too, so neither side always runs right after the other.
+                for side in ("read", "render") if index % 2 == 0 else ("render", "read"):
+                    await _at_rest(warden, 0.005)
+                    started = time.perf_counter()
+                    if side == "read":
+                        await warden.read(url + "&via=read")
+                        read_seconds = time.perf_counter() - started
+                    else:
+                        page = await render(pool, url + "&via=render")
+                        render_seconds = time.perf_counter() - started
+                assert read_seconds is not None and page is not None and render_seconds is not None
+                if index < WARMUP:
+                    warden.read_timings.clear()
+                    continue
+                reads.append(read_seconds * 1000)
+                renders.append(render_seconds * 1000)
+                steps.append(dict(page.timings))
+            splits = list(warden.read_timings)
+    keys = [k for k in steps[0] if k not in ("launched",)]
+    read_p50, render_p50 = statistics.median(reads), statistics.median(renders)
+    return {
+        "pairs": len(reads),
+        "read_p50_ms": round(read_p50, 1),
+        "render_p50_ms": round(render_p50, 1),
+        "ratio": round(read_p50 / render_p50, 2),
+        "read_split": median_split(splits),
+        "render_steps": {k: round(statistics.median(t[k] for t in steps), 1) for k in keys},
+    }
 
 
 # -- memory: each side in a fresh process ----------------------------------------------------
@@ -185,13 +224,18 @@ async def _quiescent(warden: WardenSide) -> None:
     depending on whether the background close and the spare have finished;
     the steady state between reads is what the memory figures compare.
     """
+    await _at_rest(warden)
+    await anyio.sleep(MEMORY_PAUSE)
+
+
+async def _at_rest(warden: WardenSide, poll: float = 0.05) -> None:
+    """Wait (at most 5 s) until the pool has no context closing and its next spare is ready."""
     with anyio.move_on_after(5):
         while True:
             stats = warden.pool_stats()
             if not stats.get("closing") and stats.get("spare", 1) >= 1:
                 break
-            await anyio.sleep(0.05)
-    await anyio.sleep(MEMORY_PAUSE)
+            await anyio.sleep(poll)
 
 
 async def _memory_child(reads: int, executable: str) -> dict[str, Any]:
@@ -280,8 +324,14 @@ def _print(report: dict[str, Any]) -> None:
     print()
     for line in report["verdicts"]:
         print(f"- {line}")
-    if report.get("stages"):
-        print(f"- pagewarden render steps (medians, ms, render() directly): {report['stages']}")
+    split = report["latency"].get("pagewarden_c1_split")
+    if split:
+        print(f"- pagewarden c=1 reads of the table, their own stage medians (ms): {split}")
+    pair = report.get("read_vs_render")
+    if pair:
+        print(f"- read() vs render() alternating on one pool ({pair['pairs']} pairs): p50 {pair['read_p50_ms']} / "
+              f"{pair['render_p50_ms']} ms ({pair['ratio']:.2f}x); inside read() (medians, ms): {pair['read_split']}")
+        print(f"- pagewarden render steps (medians, ms, render() directly): {pair['render_steps']}")
 
 
 def _verdicts(report: dict[str, Any]) -> list[str]:
@@ -355,7 +405,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     report["latency"] = await _latency(args, executable, c4a)
     if c4a is None and report["latency"]["crawl4ai_unavailable"] is None and not args.no_crawl4ai:
         report["latency"]["crawl4ai_unavailable"] = c4a_how
-    report["stages"] = await _stages(executable, args.reads)
+    report["read_vs_render"] = await _read_vs_render(executable, args.reads, _policy(args))
     if args.memory_reads:
         report["memory"] = {"pagewarden": await asyncio.to_thread(_warden_memory, args.memory_reads)}
         if c4a is not None:

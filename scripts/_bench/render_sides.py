@@ -32,10 +32,30 @@ from _bench.render_site import MARKER
 from pagewarden._browser.config import BrowserConfig
 from pagewarden._browser.discovery import find_chromium
 
-__all__ = ["Batch", "FloorSide", "WardenSide", "chromium_path", "cold_read", "run_batch"]
+__all__ = [
+    "Batch", "FloorSide", "WardenSide", "chromium_path", "cold_read", "median_split", "read_split", "run_batch",
+]
 
 AS_ROOT = os.geteuid() == 0
 _WAIT_FOR_CONTENT = f"document.documentElement.textContent.includes({MARKER!r})"
+
+
+def read_split(document: Any) -> dict[str, float]:
+    """A rendered read's own stage times in ms: the render, the guard and the extraction of its snapshot,
+    the rest (thread hops, assembly) and the total, from ``document.fetch.timings``."""
+    timings = document.fetch.timings
+    parts = {"render": timings.render, "guard": timings.guard, "extract": timings.extract}
+    split = {name: seconds * 1000 for name, seconds in parts.items()}
+    split["rest"] = max(0.0, timings.total * 1000 - sum(split.values()))
+    split["total"] = timings.total * 1000
+    return split
+
+
+def median_split(splits: list[dict[str, float]]) -> dict[str, float]:
+    """The median of each stage over ``splits`` (ms, one decimal); empty when there are none."""
+    if not splits:
+        return {}
+    return {key: round(statistics.median(s[key] for s in splits), 1) for key in splits[0]}
 
 
 def chromium_path() -> str:
@@ -109,7 +129,8 @@ class WardenSide:
             cache=pagewarden.CacheConfig(max_entries=0),
         )
         self.reader: Any = None
-        self.render_timings: list[dict[str, float]] = []
+        # The read's own stage times (ms) of every read since the last clear: what its latency is made of.
+        self.read_timings: list[dict[str, float]] = []
 
     async def __aenter__(self) -> WardenSide:
         self.reader = pagewarden.AsyncReader(self._config)
@@ -119,8 +140,9 @@ class WardenSide:
         await self.reader.aclose()
 
     async def read(self, url: str) -> str:
-        """One ``read(render="always")``; its text."""
+        """One ``read(render="always")``; its text (its stage times go to :attr:`read_timings`)."""
         document = await self.reader.read(url, render="always", max_characters=100_000)
+        self.read_timings.append(read_split(document))
         return str(document.text)
 
     def pool_stats(self) -> dict[str, Any]:
