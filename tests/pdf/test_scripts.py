@@ -44,3 +44,10 @@ def test_a_bomb_in_an_object_stream_stops_at_the_budget() -> None:
 def test_nothing_to_find() -> None:
     """A file without /JS entries (names that merely start with JS included) yields nothing."""
     assert action_scripts(b"<< /JSX (not a script) /Type /Catalog >>") == []
+
+
+def test_references_to_strings_and_to_missing_objects() -> None:
+    """A reference to a string object is followed; thousands of references to absent objects are looked up boundedly."""
+    missing = b" ".join(b"<< /JS %d 0 R >>" % number for number in range(1_000, 4_000))
+    data = b"5 0 obj (referenced script) endobj\n<< /JS 5 0 R >>\n" + missing
+    assert action_scripts(data) == ["referenced script"]

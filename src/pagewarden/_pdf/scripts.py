@@ -11,7 +11,9 @@ go to the guard like document JavaScript.
 The scan reads every ``/JS`` entry of the file's objects: the top-level
 objects as written, and those packed into object streams (``/Type /ObjStm``,
 Flate-compressed) after inflating them within a byte budget. A script is a
-literal string, a hex string, or a reference to a stream (inflated too).
+literal string, a hex string, or a reference to either or to a stream
+(inflated too). Budgets bound the work a crafted file can ask for: bytes
+inflated, bytes of escaped strings read one by one, objects looked up.
 Encrypted files are not scanned (their strings are ciphertext); that is named
 in the document's limitations.
 """
@@ -28,11 +30,16 @@ MAX_SCRIPTS = 1_000
 MAX_SCRIPT_CHARS = 1 << 20
 # Everything inflated for the scan, object streams and script streams together.
 MAX_INFLATED_BYTES = 32 << 20
+# Literal strings read character by character (those with escapes or nested parentheses), all together.
+MAX_PARSED_BYTES = 8 << 20
+# Referenced objects looked up (each a search of the file).
+MAX_REFERENCES = 256
 _JS = re.compile(rb"/JS(?![A-Za-z0-9#])\s*")
 _REFERENCE = re.compile(rb"(\d{1,10})\s+(\d{1,5})\s+R")
 _OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm")
 _STREAM = re.compile(rb"stream\r?\n")
 _HEX = re.compile(rb"<([0-9A-Fa-f\s]*)>")
+_SPACE = re.compile(rb"\s*")
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
 
 
@@ -81,11 +88,16 @@ def _bodies(data: bytes, inflater: _Inflater) -> Iterator[bytes]:
             yield _decoded_stream(*stream, inflater)
 
 
-def _literal(data: bytes, start: int) -> bytes:
-    """A literal string whose "(" is at ``start`` (nested parentheses and escapes honoured)."""
+def _literal(data: bytes, start: int, budget: list[int]) -> bytes:
+    """A literal string whose "(" is at ``start`` (nested parentheses and escapes honoured); ``budget[0]``
+    bounds the bytes read one by one over the whole scan."""
+    close = data.find(b")", start)
+    if close > 0 and data.find(b"(", start + 1, close) < 0 and data.find(b"\\", start, close) < 0:
+        return data[start + 1 : min(close, start + 1 + MAX_SCRIPT_CHARS)]  # no escapes, no nesting
     out = bytearray()
     depth, index = 0, start
-    while index < len(data) and len(out) < MAX_SCRIPT_CHARS:
+    while index < len(data) and len(out) < MAX_SCRIPT_CHARS and budget[0] > 0:
+        budget[0] -= 1
         byte = data[index]
         if byte == 0x5C and index + 1 < len(data):  # backslash
             following = data[index + 1]
@@ -126,44 +138,60 @@ def _text(raw: bytes) -> str:
     return raw.decode("latin-1")
 
 
-def _object(data: bytes, number: bytes, generation: bytes) -> int:
-    found = re.search(rb"(?<![0-9])" + number + rb"\s+" + generation + rb"\s+obj\b", data)
-    return -1 if found is None else found.end()
+class _Scan:
+    """One file's scan: its bytes, the inflate and parse budgets, and the objects looked up so far."""
 
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.inflater = _Inflater()
+        self.parse_budget = [MAX_PARSED_BYTES]
+        self.objects: dict[bytes, int] = {}
 
-def _script(body: bytes, data: bytes, position: int, inflater: _Inflater) -> str | None:
-    head = body[position : position + 1]
-    if head == b"(":
-        return _text(_literal(body, position))
-    if head == b"<" and body[position : position + 2] != b"<<":
-        hexed = _HEX.match(body, position)
-        if hexed is None:
+    def object(self, reference: re.Match[bytes]) -> int:
+        """Where the body of the referenced object starts, -1 when absent (or past the lookup budget)."""
+        key = reference.group(1) + b" " + reference.group(2)
+        if key not in self.objects:
+            if len(self.objects) >= MAX_REFERENCES:
+                return -1
+            found = re.search(rb"(?<![0-9])" + reference.group(1) + rb"\s+" + reference.group(2) + rb"\s+obj\b",
+                              self.data)
+            self.objects[key] = -1 if found is None else found.end()
+        return self.objects[key]
+
+    def script(self, body: bytes, position: int, depth: int = 0) -> str | None:
+        """The script whose value starts at ``position`` of ``body``: a string, or a reference to one or to a stream."""
+        head = body[position : position + 1]
+        if head == b"(":
+            return _text(_literal(body, position, self.parse_budget))
+        if head == b"<" and body[position : position + 2] != b"<<":
+            hexed = _HEX.match(body, position)
+            if hexed is None:
+                return None
+            digits = re.sub(rb"\s", b"", hexed.group(1))[: 2 * MAX_SCRIPT_CHARS]
+            return _text(bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode("ascii")))
+        reference = _REFERENCE.match(body, position)
+        if reference is None or depth > 0:
             return None
-        digits = re.sub(rb"\s", b"", hexed.group(1))
-        return _text(bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode("ascii")))
-    reference = _REFERENCE.match(body, position)
-    if reference is None:
-        return None
-    start = _object(data, reference.group(1), reference.group(2))
-    if start < 0:
-        return None
-    value = re.match(rb"\s*", data[start:])
-    at = start + (value.end() if value else 0)
-    if data[at : at + 1] == b"(" or (data[at : at + 1] == b"<" and data[at : at + 2] != b"<<"):
-        return _script(data, data, at, inflater)
-    stream = _stream_after(data, at, 4_096)
-    if stream is None:
-        return None
-    return _text(_decoded_stream(*stream, inflater)[:MAX_SCRIPT_CHARS])
+        start = self.object(reference)
+        if start < 0:
+            return None
+        at = _SPACE.match(self.data, start)
+        value = at.end() if at else start
+        if self.data[value : value + 1] in (b"(", b"<") and self.data[value : value + 2] != b"<<":
+            return self.script(self.data, value, depth + 1)
+        stream = _stream_after(self.data, value, 4_096)
+        if stream is None:
+            return None
+        return _text(_decoded_stream(*stream, self.inflater)[:MAX_SCRIPT_CHARS])
 
 
 def action_scripts(data: bytes) -> list[str]:
     """Every distinct JavaScript source the file's objects hold, in file order, at most :data:`MAX_SCRIPTS`."""
-    inflater = _Inflater()
+    scan = _Scan(data)
     seen: dict[str, None] = {}
-    for body in _bodies(data, inflater):
+    for body in _bodies(data, scan.inflater):
         for match in _JS.finditer(body):
-            script = _script(body, data, match.end(), inflater)
+            script = scan.script(body, match.end())
             if script and script.strip() and script not in seen:
                 seen[script] = None
                 if len(seen) >= MAX_SCRIPTS:
