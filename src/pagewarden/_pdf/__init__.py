@@ -3,8 +3,11 @@
 The flow of one PDF (see docs/pdf.md):
 
     bytes -> worker process (pypdfium2 under memory/CPU limits: :mod:`.worker`,
-    :mod:`.extract`, :mod:`.hidden`) -> checked facts (:mod:`.facts`) -> blocks
-    (:mod:`.layout`) -> guard segments (:mod:`.segments`) -> guard -> Markdown
+    :mod:`.extract`; per page :mod:`.page` with :mod:`.textmap`, :mod:`.hidden`
+    and :mod:`.layers`; :mod:`.parts` and :mod:`.scripts` for the low-trust
+    parts; :mod:`.native` for PDFium calls) -> checked facts (:mod:`.facts`)
+    -> blocks (:mod:`.layout`) -> guard segments (:mod:`.segments`) -> guard
+    -> Markdown
 
 :func:`read_pdf` is what the reader calls; :class:`PdfWorkers` is the pool of
 worker processes a reader owns.

@@ -32,8 +32,8 @@ __all__ = ["PdfJob", "PdfWorkers"]
 
 _LENGTH = struct.Struct(">I")
 _PACKAGE = "_pagewarden_pdf_worker"
-# Loads only the worker's modules (worker, extract, page, parts, native, hidden) as a synthetic package,
-# not pagewarden.
+# Loads only the worker's modules (worker, extract, page, textmap, layers, parts, scripts, native, hidden) as a
+# synthetic package, not pagewarden.
 _BOOT = (
     "import sys, types\n"
     f"package = types.ModuleType({_PACKAGE!r})\n"
