@@ -241,19 +241,19 @@ class Stream:
         """
         starts = self.cstarts
         ends = self.cends[self.window_ends()]
-        masks = unigrams.lookup(self.hashes)
         pair_masks = bigrams.lookup(self.pairs)
         pair_masks[~self.within] = 0
-        hits, pair_hits = np.flatnonzero(masks), np.flatnonzero(pair_masks)
-        hit_masks, pair_hit_masks = masks[hits], pair_masks[pair_hits]
         counts = np.zeros((len(starts), len(CUE_NAMES)), dtype=np.int64)
-        for bit in range(len(CUE_NAMES)):
-            for positions, found in ((hits, hit_masks), (pair_hits, pair_hit_masks)):
-                at = positions[(found >> bit) & 1 == 1]
-                if len(at):
-                    # A bigram at k lies in the window when k + 1 does: both its tokens are inside.
-                    last = ends if positions is hits else ends - 1
-                    counts[:, bit] += np.searchsorted(at, last) - np.searchsorted(at, starts)
+        bits = np.arange(len(CUE_NAMES), dtype=np.int64)
+        # A bigram at k lies in the window when its second token does: the window's last pair is at end - 2.
+        for masks, last in ((unigrams.lookup(self.hashes), ends), (pair_masks, ends - 1)):
+            hits = np.flatnonzero(masks)
+            if not len(hits):
+                continue
+            per_hit = (masks[hits].astype(np.int64)[:, None] >> bits) & 1
+            cumulative = np.zeros((len(hits) + 1, len(CUE_NAMES)), dtype=np.int64)
+            np.cumsum(per_hit, axis=0, out=cumulative[1:])
+            counts += cumulative[np.searchsorted(hits, last)] - cumulative[np.searchsorted(hits, starts)]
         return counts
 
 
@@ -317,9 +317,13 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         raw_of = np.array([m[2] for m in merged], dtype=np.int64)
     piece_of = np.array([piece for piece, _ in groups], dtype=np.int64)[group_of_raw[raw_of]]
     if dropped:
-        from_dropped = np.isin(piece_of, list(dropped))
+        is_dropped = np.zeros(max(piece for piece, _ in groups) + 1, dtype=np.bool_)
+        is_dropped[list(dropped)] = True
+        from_dropped = is_dropped[piece_of]
         keys = _sentence_keys(hashes, starts_array, ends_array)
-        stay = ~from_dropped | ~np.isin(keys, keys[~from_dropped])
+        written = set(keys[~from_dropped].tolist())
+        stay = ~from_dropped
+        stay[from_dropped] = [key not in written for key in keys[from_dropped].tolist()]
         starts_array, ends_array, raw_of, piece_of = starts_array[stay], ends_array[stay], raw_of[stay], piece_of[stay]
     edges = (np.bincount(starts_array, minlength=len(tokens) + 1)
              - np.bincount(ends_array, minlength=len(tokens) + 1))
