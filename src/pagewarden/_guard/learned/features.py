@@ -103,6 +103,8 @@ _READER_TASK = (
     "new instructions", "new task", "new instruction", "updated instructions", "real task", "actual task",
     "system prompt", "initial prompt", "this conversation", "the conversation", "chat history",
     "conversation history", "the assistant", "when summarizing", "in your", "your final", "the prompt",
+    "when answering", "when responding", "when replying", "you answer", "you respond", "you reply", "you summarize",
+    "your answers", "your responses", "your next", "whoever reads", "anyone reading", "reading this",
 )
 _OBLIGATION = (
     "must", "required", "requires", "require", "mandatory", "need", "needs", "necessary", "have to", "has to",
