@@ -249,7 +249,7 @@ FLAGGED = {
     # name: (balanced, strict)
     "polite-request-signed": (False, True),
     "fake-system-header": (True, True),
-    "urgent-agent-notice": (False, True),
+    "urgent-agent-notice": (True, True),
     "plain-instruction-in-data": (True, True),
     "override-typo": (True, True),
     "ai-reader-note": (True, True),

@@ -105,6 +105,7 @@ _READER_TASK = (
     "conversation history", "the assistant", "when summarizing", "in your", "your final", "the prompt",
     "when answering", "when responding", "when replying", "you answer", "you respond", "you reply", "you summarize",
     "your answers", "your responses", "your next", "whoever reads", "anyone reading", "reading this",
+    "this page", "this document", "this text", "this email", "this webpage", "this website", "this content",
 )
 _OBLIGATION = (
     "must", "required", "requires", "require", "mandatory", "need", "needs", "necessary", "have to", "has to",
