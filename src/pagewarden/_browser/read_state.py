@@ -44,7 +44,6 @@ def media_type(response: Response) -> str:
     return value.split(";", 1)[0].strip().lower()
 
 
-
 class ReadState:
     """What one render knows and how its failures are named; every Playwright exception passes :meth:`_fail`."""
 
@@ -68,7 +67,6 @@ class ReadState:
         self.guard = PageGuard(self.policy, pool.reader_config, target.url, self._stop)
         self.timings: dict[str, float] = {}
         self.succeeded = False
-
 
     # -- stopping ---------------------------------------------------------------------------
     def _stop(self, error: PagewardenError) -> None:

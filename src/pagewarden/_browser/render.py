@@ -10,8 +10,15 @@ its fragment (client-side routers read it; it never goes over HTTP), waits for
 DOMContentLoaded and a short settle, scrolls a page that loads content on
 scroll in viewport steps (:func:`.settle.scroll_for_lazy_content`, bounded by
 the policy), validates the main-frame response (2xx, HTML), and takes the
-isolated-world visibility snapshot. The context is closed
-on every path: success, policy error, crash, deadline, cancellation.
+isolated-world visibility snapshot. While the page loads, its DOM is probed
+for the node bound (the observer of :mod:`.observer` has usually hidden an
+oversized document already), so a page that builds a huge DOM before
+DOMContentLoaded fails with ``browser_dom_too_large`` rather than at the
+navigation timeout. The context is closed on every path: success, policy
+error, crash, deadline, cancellation; after a failed read, or with requests
+still in flight, its page's renderer is ended first (see
+:meth:`.fresh.FreshContext.close`). What the read knows and how its failures
+are named is :class:`.read_state.ReadState`.
 
 Deadline: the read runs under the caller's cancel scope (the reader wraps the
 read in ``anyio.fail_after``); ``deadline`` (an ``anyio.current_time()``
@@ -31,7 +38,7 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Response
 
-from .._errors import GuardFailed, PagewardenError, Timeout, UnsafeURL
+from .._errors import GuardFailed, PagewardenError, UnsafeURL
 from .._net.urls import Target, parse_target
 from .boundary import crashed
 from .fresh import ReadHooks
@@ -135,12 +142,7 @@ class _Read(ReadState):
             # Only a stop (budget, crash) or our own deadline gets here.
             if self.stop_error is not None:
                 raise self.stop_error
-            raise Timeout(
-                "the page did not render before the deadline",
-                reason="browser_deadline",
-                url=self.target.url,
-                stage=self.stage,
-            )
+            raise self._deadline_error()
         finally:
             instance.dead_callbacks.discard(self._on_browser_dead)
             await self._close()
