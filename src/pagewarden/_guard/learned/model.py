@@ -42,7 +42,7 @@ from .stream import HashTable, cue_tables, imperative_table, pair_keys, word_has
 __all__ = ["ARTIFACT_FORMAT", "SIZE_EDGES", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit",
            "sigmoid", "size_bucket"]
 
-ARTIFACT_FORMAT: Final = 1
+ARTIFACT_FORMAT: Final = 2
 _ARTIFACT = "detector.json.gz"
 _lock = threading.Lock()
 _loaded: Detector | None = None
@@ -133,21 +133,22 @@ _COMBINER_NAMES = ("ngram_logit", *FUNCTIONAL_NAMES, *(f"location_{n}" for n in 
 _COMBINER_INDEX = {name: index for index, name in enumerate(_COMBINER_NAMES)}
 
 
-def _ngram_tables(vocabulary: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
-    words: list[str] = []
-    word_weights: list[float] = []
-    pairs: tuple[list[str], list[str]] = ([], [])
-    pair_weights: list[float] = []
-    for gram, weight in vocabulary.items():
-        first, space, second = str(gram).partition(" ")
-        if space:
-            pairs[0].append(first)
-            pairs[1].append(second)
-            pair_weights.append(float(weight))
-        else:
-            words.append(first)
-            word_weights.append(float(weight))
-    pair_table = pair_keys(word_hashes(pairs[0]), word_hashes(pairs[1]))
+def _words(joined: str) -> list[str]:
+    return joined.split("\n") if joined else []
+
+
+def _ngram_tables(data: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
+    words = _words(str(data["unigrams"]))
+    word_weights = [float(w) for w in data["unigram_weights"]]
+    pairs = _words(str(data["bigrams"]))
+    pair_weights = [float(w) for w in data["bigram_weights"]]
+    if len(words) != len(word_weights) or len(pairs) != len(pair_weights):
+        raise ValueError("vocabulary")
+    # "a b\nc d" -> ["a", "b", "c", "d"]: the two words of each bigram, in C.
+    halves = "\n".join(pairs).replace(" ", "\n").split("\n") if pairs else []
+    if len(halves) != 2 * len(pairs):
+        raise ValueError("bigrams")
+    pair_table = pair_keys(word_hashes(halves[0::2]), word_hashes(halves[1::2]))
     return (HashTable.build(word_hashes(words), word_weights, np.float64),
             HashTable.build(pair_table, pair_weights, np.float64))
 
@@ -173,7 +174,7 @@ def parse_artifact(raw: bytes) -> Detector:
         if tuple(data["combiner_names"]) != _COMBINER_NAMES:
             raise ValueError("features")
         thresholds = {name: _thresholds(t) for name, t in data["thresholds"].items()}
-        unigrams, bigrams = _ngram_tables(data["vocabulary"])
+        unigrams, bigrams = _ngram_tables(data)
         cue_unigrams, cue_bigrams = cue_tables()
         return Detector(
             unigrams=unigrams,
@@ -202,8 +203,10 @@ def _artifact_bytes() -> bytes:
 
 def artifact_vocabulary() -> dict[str, float]:
     """The shipped n-gram weights by name (bigrams as ``"a b"``), read afresh: for tests and tools."""
-    vocabulary: dict[str, float] = json.loads(gzip.decompress(_artifact_bytes()))["vocabulary"]
-    return vocabulary
+    data = json.loads(gzip.decompress(_artifact_bytes()))
+    grams = [*_words(data["unigrams"]), *_words(data["bigrams"])]
+    weights = [*data["unigram_weights"], *data["bigram_weights"]]
+    return {gram: float(weight) for gram, weight in zip(grams, weights, strict=True)}
 
 
 def load_detector() -> Detector:
