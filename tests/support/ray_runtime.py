@@ -48,8 +48,8 @@ def local_ray(num_cpus: int = 2, *, strict: bool = True) -> Iterator[None]:
     With ``strict=False`` (the module runtimes of the Ray read and crawl tests, which exercise
     reading, not shutdown), a process still alive after the wait is killed and reported on
     standard error instead of failing (warnings are errors in this suite): in one full-suite run
-    a ``ray::MapWorker`` hung after shutdown (issue 14, item 6, still open). The lifetime tests (``tests/ingest/test_ray_lifetime.py``)
-    stay strict.
+    a ``ray::MapWorker`` hung after shutdown (issue 14, item 6, still open). The lifetime tests
+    (``tests/ingest/test_ray_lifetime.py``) stay strict.
     """
     before = {pid for pid, _name in leftover_processes(wait=0)}
     ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
