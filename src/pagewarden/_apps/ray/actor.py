@@ -27,6 +27,8 @@ from __future__ import annotations
 import atexit
 import importlib
 import json
+import signal
+import threading
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -46,6 +48,40 @@ __all__ = ["ActorSpec", "ReaderActor"]
 
 # How long closing the reader (and its browser) may take before the actor's loop is stopped anyway.
 _CLOSE_SECONDS = 30.0
+# How long a Ray worker process may take to exit once its interpreter starts shutting down.
+_EXIT_SECONDS = int(_CLOSE_SECONDS) + 15
+_exit_bound_lock = threading.Lock()
+_exit_bound = False
+
+
+def bound_process_exit(seconds: int) -> None:
+    """Have the kernel end this process ``seconds`` from now (SIGALRM, default action), whatever it waits on.
+
+    Armed at interpreter exit in a Ray worker only: after Python has shut down, Ray's own native
+    clean-up was seen to wait for ever on a worker whose actor had ended normally (issue 14), where no
+    Python code can run any more.
+    """
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(seconds)
+
+
+def _in_ray_worker() -> bool:
+    try:
+        worker = importlib.import_module("ray._private.worker")
+        ray = importlib.import_module("ray")
+    except ImportError:
+        return False
+    return bool(getattr(worker.global_worker, "mode", None) == ray.WORKER_MODE)
+
+
+def _bound_worker_exit() -> None:
+    # Once per process, and only in a Ray worker (the actor is also built in-process by unit tests).
+    global _exit_bound
+    with _exit_bound_lock:
+        if _exit_bound or not _in_ray_worker():
+            return
+        _exit_bound = True
+    atexit.register(bound_process_exit, _EXIT_SECONDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +118,7 @@ class ReaderActor:
         self._reader = AsyncReader(config)
         self._at_exit = _close_later(weakref.ref(self))
         atexit.register(self._at_exit)
+        _bound_worker_exit()
         self._robots: Any = None
         if spec.robots:
             self._robots = self._portal.call(self._make_robots)
