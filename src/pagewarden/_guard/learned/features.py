@@ -80,7 +80,6 @@ MIN_TOPIC_TOKENS = 100
 # A word (with one inner apostrophe) or a single mark; shared with the token stream (.stream).
 WORD_PATTERN = r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]"
 _TOKEN = re.compile(WORD_PATTERN)
-_SENTENCE_END = frozenset({".", "!", "?", "。", "！", "？", ";"})
 # Splits a line after each sentence-ending character (each is its own token).
 SENTENCE_ENDS = ".!?;。！？"
 SENTENCE_SPLIT = re.compile(f"(?<=[{re.escape(SENTENCE_ENDS)}])")
