@@ -79,21 +79,29 @@ def test_covered(box: tuple[float, float, float, float], covers: list[tuple[floa
 def _facts(**changes: Any) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "page_count": 1, "encrypted": False, "metadata": {}, "outline": [], "attachments": [], "javascript": [],
-        "pages": [{"lines": [["text", 1000, 0, 10, 0, 10]], "hidden": [],
+        "pages": [{"texts": ["text"], "numbers": [1000, 0, 10, 0, 10, 5], "hidden": [],
                    "annotations": [], "links": []}],
     }
     facts.update(changes)
     return facts
 
 
+def _page(texts: Any, numbers: Any, **changes: Any) -> dict[str, Any]:
+    return {"texts": texts, "numbers": numbers, "hidden": [], "annotations": [], "links": [], **changes}
+
+
 INVALID_FACTS = [
     {"pages": "not a list"},
-    {"pages": [{"lines": [[5, 10, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
-    {"pages": [{"lines": [["text", 10, 0, 1, 0]], "hidden": [], "annotations": [], "links": []}]},
-    {"pages": [{"lines": [["text", 10.5, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
-    {"pages": [{"lines": [["text", True, 0, 1, 0, 1]], "hidden": [], "annotations": [], "links": []}]},
-    {"pages": [{"lines": [], "hidden": [["made_up_technique", "x"]], "annotations": [], "links": []}]},
-    {"pages": [{"lines": [], "hidden": [], "annotations": [["pdf_annotation_contents"]], "links": []}]},
+    {"pages": [_page([5], [10, 0, 1, 0, 1, 0])]},  # a text that is not a string
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1])]},  # five numbers for a line, not six
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 0, 7])]},  # seven
+    {"pages": [_page(["text"], [10.5, 0, 1, 0, 1, 0])]},  # a float
+    {"pages": [_page(["text"], [True, 0, 1, 0, 1, 0])]},  # a bool is not a number
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 10**400])]},  # too large for a float
+    {"pages": [_page("text", [10, 0, 1, 0, 1, 0])]},  # texts not a list
+    {"pages": [_page(["text"], (10, 0, 1, 0, 1, 0))]},  # numbers not a list
+    {"pages": [_page([], [], hidden=[["made_up_technique", "x"]])]},
+    {"pages": [_page([], [], annotations=[["pdf_annotation_contents"]])]},
     {"metadata": {"Title": 3}},
     {"page_count": "1"},
     {"javascript": [["name"]]},
@@ -106,6 +114,7 @@ def test_well_formed_facts_parse() -> None:
     assert facts.pages[0].lines[0].text == "text"
     assert facts.pages[0].lines[0].size == 10.0
     assert facts.pages[0].lines[0].x1 == 1.0
+    assert facts.pages[0].lines[0].base == 0.5
     assert facts.pages[0].number == 1
 
 

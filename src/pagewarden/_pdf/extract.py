@@ -66,7 +66,8 @@ def _open(data: bytes) -> Any:
 
 
 def extract_pdf(data: bytes, limits: ExtractLimits) -> dict[str, Any]:
-    """Read ``data`` into facts: ``pages`` (``lines``, ``hidden``, ``annotations``, ``links``) and the document parts.
+    """Read ``data`` into facts: ``pages`` (``texts`` and ``numbers``, the visible lines; ``hidden``,
+    ``annotations``, ``links``) and the document parts.
 
     Raises:
         PdfOpenError: PDFium refused the file (``encrypted`` or ``malformed``).
@@ -92,8 +93,8 @@ def extract_pdf(data: bytes, limits: ExtractLimits) -> dict[str, Any]:
                 annotations, links = page_annotations(doc, page, budget)
             finally:
                 page.close()
-            pages.append({"lines": facts.lines, "hidden": facts.hidden, "annotations": annotations,
-                          "links": links, "covers_truncated": facts.truncated_covers})
+            pages.append({"texts": facts.texts, "numbers": facts.numbers, "hidden": facts.hidden,
+                          "annotations": annotations, "links": links, "covers_truncated": facts.truncated_covers})
         parts = document_parts(doc, budget)
     finally:
         doc.close()

@@ -22,9 +22,9 @@ _ANNOTATION_VIAS = frozenset(
 
 
 class Line(NamedTuple):
-    """A visible run of text: its text, effective size and box (page space, points).
+    """A visible run of text: its text, effective size, box and baseline (page space, points).
 
-    A named tuple rather than a dataclass: a page has hundreds, built straight from the worker's lists.
+    A named tuple rather than a dataclass: a page has hundreds, built straight from the worker's numbers.
     """
 
     text: str
@@ -33,6 +33,7 @@ class Line(NamedTuple):
     x1: float
     y0: float
     y1: float
+    base: float | None = None  # where its baseline starts (its box's bottom when unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +94,21 @@ def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
     return first, second
 
 
-def _line(value: Any) -> Line:
-    # [text, size, x0, x1, y0, y1]: whole numbers, the size in hundredths of a point, the box in tenths.
+def _lines(texts: Any, numbers: Any) -> tuple[Line, ...]:
+    # Six whole numbers per text: the size in hundredths of a point, x0, x1, y0, y1 and the baseline in tenths.
     # type() is exact, so a bool is not taken for a number.
-    if type(value) is not list or len(value) != 6:
+    if type(texts) is not list or type(numbers) is not list or len(numbers) != 6 * len(texts):
         raise _Invalid
-    text, size, x0, x1, y0, y1 = value
-    if (type(text) is not str or type(size) is not int or type(x0) is not int or type(x1) is not int
-            or type(y0) is not int or type(y1) is not int):
-        raise _Invalid
-    return Line(text, size / 100, x0 / 10, x1 / 10, y0 / 10, y1 / 10)
+    for text in texts:
+        if type(text) is not str:
+            raise _Invalid
+    for number in numbers:
+        if type(number) is not int:
+            raise _Invalid
+    # Column by column: a list comprehension per field is cheaper than arithmetic per line.
+    return tuple(map(Line, texts, [v / 100 for v in numbers[0::6]], [v / 10 for v in numbers[1::6]],
+                     [v / 10 for v in numbers[2::6]], [v / 10 for v in numbers[3::6]], [v / 10 for v in numbers[4::6]],
+                     [v / 10 for v in numbers[5::6]]))
 
 
 def _page(number: int, value: Any) -> PageFacts:
@@ -111,7 +117,7 @@ def _page(number: int, value: Any) -> PageFacts:
     techniques = frozenset(TECHNIQUES)
     return PageFacts(
         number=number,
-        lines=tuple(_line(item) for item in _list(value["lines"])),
+        lines=_lines(value["texts"], value["numbers"]),
         hidden=tuple(_pair(item, techniques) for item in _list(value["hidden"])),
         annotations=tuple(_pair(item, _ANNOTATION_VIAS) for item in _list(value["annotations"])),
         links=tuple(_str(item) for item in _list(value["links"])),
@@ -139,6 +145,6 @@ def parse_facts(raw: dict[str, Any], *, url: str | None = None) -> PdfFacts:
             javascript=tuple(_pair(item, None) for item in _list(raw["javascript"])),
             actions=tuple(_str(item) for item in _list(raw.get("actions", []))),
         )
-    except (_Invalid, KeyError, TypeError, ValueError):
+    except (_Invalid, KeyError, TypeError, ValueError, OverflowError):
         raise DocumentUnreadable("the PDF worker answered invalidly", reason="pdf_worker_invalid", url=url,
                                  stage="pdf") from None

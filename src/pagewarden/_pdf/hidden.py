@@ -41,6 +41,7 @@ __all__ = [
     "Box",
     "Paint",
     "box_outside",
+    "classify",
     "classify_object",
     "contains",
     "covered_by",
@@ -140,13 +141,19 @@ def classify_object(paint: Paint) -> str | None:
     when an object is only partly affected: see :func:`box_outside` and
     :func:`covered_by`.
     """
-    if paint.mode in INVISIBLE_MODES:
+    return classify(paint.mode, paint.fill, paint.stroke, paint.size, paint.background)
+
+
+def classify(mode: int, fill: tuple[int, int, int, int], stroke: tuple[int, int, int, int], size: float,
+             background: tuple[int, int, int] | None) -> str | None:
+    """:func:`classify_object` on the facts themselves (the worker judges every text object: no :class:`Paint`)."""
+    if mode in INVISIBLE_MODES:
         return "pdf_render_invisible"
-    colour = paint.stroke if paint.mode in STROKE_ONLY_MODES else paint.fill
+    colour = stroke if mode in STROKE_ONLY_MODES else fill
     if colour[3] == 0:
         return "pdf_transparent"
-    if paint.background is not None and _close(colour, paint.background):
+    if background is not None and _close(colour, background):
         return "pdf_colour_matches_background"
-    if 0.0 <= paint.size < MIN_FONT_SIZE:
+    if 0.0 <= size < MIN_FONT_SIZE:
         return "pdf_tiny_font"
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .._safe.render import BlockFilter, Unit, escape_text, plain_text_markdown, withheld_marker
@@ -23,10 +23,15 @@ __all__ = [
     "Block", "PageBlocks", "body_size", "join_units", "markdown_units", "page_blocks", "render_markdown", "render_text",
 ]
 
+_BULLET_CHARS = "•◦▪‣●○■□–-*"
 _BULLET = re.compile(r"^\s*([•◦▪‣●○■□–\-*])\s+")
 _ORDINAL = re.compile(r"^\s*(\d{1,3}|[a-z])[.)]\s+")
 # A bibliography entry ("[12] A. Author. Title.") starts a paragraph of its own.
 _REFERENCE = re.compile(r"^\s*\[\d{1,4}\]\s")
+# A table of contents entry ("2.1 Syntax . . . . . 12"): a paragraph of its own, never a heading.
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,5}|[ivxlc]{1,8})$", re.IGNORECASE)
+# PDFium's text page marks a hyphen that ends a line inside a word with U+FFFE.
+_LINE_END_HYPHEN = "\ufffe"
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
@@ -60,26 +65,33 @@ class _Row:
     x1: float
     y0: float
     y1: float
+    base: float
 
 
 def _rows(lines: tuple[Line, ...]) -> list[_Row]:
     rows: list[_Row] = []
+    last: _Row | None = None
     for line in lines:
         text = " ".join(line.text.split())
         if not text:
             continue
-        if rows:
-            last = rows[-1]
+        base = line.y0 if line.base is None else line.base
+        if last is not None:
             size = max(line.size, last.size, 1.0)
-            if abs(line.y0 - last.y0) <= _SAME_LINE * size and line.x0 >= last.x1 - 0.5 * size:
+            # One line: the same baseline, or boxes with the same bottom (the box alone cannot tell a bullet,
+            # which sits above the baseline, from the text beside it, which hangs below it).
+            same_line = abs(base - last.base) <= _SAME_LINE * size or abs(line.y0 - last.y0) <= _SAME_LINE * size
+            if same_line and line.x0 >= last.x1 - 0.5 * size:
                 gap = line.x0 - last.x1
                 joiner = " " if gap > 0.12 * size and not last.text.endswith(" ") else ""
                 last.text += joiner + text
                 last.x1 = max(last.x1, line.x1)
+                last.y0 = min(last.y0, line.y0)
                 last.y1 = max(last.y1, line.y1)
                 last.size = max(last.size, line.size)
                 continue
-        rows.append(_Row(text, line.size, line.x0, line.x1, line.y0, line.y1))
+        last = _Row(text, line.size, line.x0, line.x1, line.y0, line.y1, base)
+        rows.append(last)
     return rows
 
 
@@ -115,14 +127,23 @@ def _heading_level(size: float, body: float) -> int:
     return 0
 
 
+def _may_be_marked(text: str) -> bool:
+    """Whether ``text`` (a row: no leading space) may start with a list marker (see _BULLET and _ORDINAL)."""
+    first = text[0]
+    return first in _BULLET_CHARS or first.isdigit() or (first.islower() and text[1:2] in (".", ")"))
+
+
 def _join(parts: list[str]) -> str:
     text = ""
     for part in parts:
-        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and part[:1].islower():
+        if text.endswith(_LINE_END_HYPHEN):
+            text = text[:-1] + part  # a word hyphenated across lines, whole again
+        elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and part[:1].islower():
             text = text[:-1] + part
         else:
             text = f"{text} {part}" if text else part
-    return text
+    # One left inside a block (rows joined on a line) or at its end (the word goes on in the next block) is a hyphen.
+    return text.replace(_LINE_END_HYPHEN, "-")
 
 
 def page_blocks(page: PageFacts, body: float) -> PageBlocks:
@@ -131,6 +152,7 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
     parts: list[str] = []
     kind, level, ordinal = "paragraph", 0, None
     previous: _Row | None = None
+    after_entry = False
 
     def flush() -> None:
         nonlocal parts
@@ -139,10 +161,18 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
         parts = []
 
     for row in _rows(page.lines):
-        marker = _BULLET.match(row.text) or _ORDINAL.match(row.text)
-        row_level = _heading_level(row.size, body) if len(row.text) <= _MAX_HEADING_CHARS else 0
-        new_block = (previous is None or marker is not None or row_level > 0 or kind == "heading"
-                     or _REFERENCE.match(row.text) is not None)
+        text = row.text
+        # The patterns run only on rows that could match them (most rows of a page cannot).
+        entry = ("...." in text or ". . ." in text) and _CONTENTS_ENTRY.search(text) is not None
+        short = len(text) <= _MAX_HEADING_CHARS and not entry
+        row_level = _heading_level(row.size, body) if short else 0
+        # A row set clearly larger than the body is a heading, numbered ("1. Introduction") or not; a contents
+        # entry is a paragraph, numbered or not.
+        marked = not row_level and not entry and _may_be_marked(text)
+        marker = _BULLET.match(text) or _ORDINAL.match(text) if marked else None
+        new_block = (previous is None or marker is not None or row_level > 0 or kind == "heading" or entry
+                     or after_entry or (text[0] == "[" and _REFERENCE.match(text) is not None))
+        after_entry = entry
         if previous is not None and not new_block:
             size = max(row.size, previous.size, 1.0)
             gap = previous.y0 - row.y1
@@ -183,7 +213,22 @@ class _Piece:
     cuttable: bool
 
 
+def _escaped(texts: list[str], escape: Callable[[str], str]) -> Iterator[str]:
+    """``escape`` of each text, in one call over all of them joined by newlines: the escapes are decided per
+    character or per line start and never across a line end, so this is what one call per text gives. Block
+    texts hold no newline (and no space at either end, which a paragraph's escape strips): otherwise one by one."""
+    if not texts:
+        return iter(())
+    escaped = escape("\n".join(texts)).split("\n")
+    if len(escaped) != len(texts) or any(text != text.strip() for text in texts):
+        return (escape(text) for text in texts)
+    return iter(escaped)
+
+
 def _pieces(pages: list[PageBlocks], final_url: str) -> Iterator[_Piece]:
+    blocks = [block for page in pages for block in page.blocks]
+    paragraphs = _escaped([b.text for b in blocks if b.kind not in ("heading", "item")], plain_text_markdown)
+    marked = _escaped([b.text for b in blocks if b.kind in ("heading", "item")], escape_text)
     for page in pages:
         yield _Piece("", _page_marker(page.number, final_url), f"Page {page.number} · {final_url}#page={page.number}",
                      "\n\n", True)
@@ -192,7 +237,7 @@ def _pieces(pages: list[PageBlocks], final_url: str) -> Iterator[_Piece]:
             if block.kind != "item":
                 list_kind = ""
             if block.kind == "heading":
-                yield _Piece("#" * block.level + " ", escape_text(block.text), block.text, "\n\n", True)
+                yield _Piece("#" * block.level + " ", next(marked), block.text, "\n\n", True)
             elif block.kind == "item":
                 ordered = bool(block.ordinal and block.ordinal.isdigit())
                 kind = "ordered" if ordered else "bullet"
@@ -200,9 +245,9 @@ def _pieces(pages: list[PageBlocks], final_url: str) -> Iterator[_Piece]:
                 separator = "\n" if kind == list_kind else "\n\n"
                 number = number + 1 if kind == list_kind else int(block.ordinal or 0) if ordered else 0
                 list_kind = kind
-                yield _Piece(f"{number}. " if ordered else "- ", escape_text(block.text), block.text, separator, False)
+                yield _Piece(f"{number}. " if ordered else "- ", next(marked), block.text, separator, False)
             else:
-                yield _Piece("", plain_text_markdown(block.text), block.text, "\n\n", True)
+                yield _Piece("", next(paragraphs), block.text, "\n\n", True)
 
 
 def render_markdown(pages: list[PageBlocks], final_url: str) -> str:

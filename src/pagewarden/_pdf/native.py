@@ -15,6 +15,7 @@ read right after each call (the worker is single-threaded).
 from __future__ import annotations
 
 import ctypes
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,11 @@ Box = tuple[float, float, float, float]  # left, bottom, right, top (page space)
 Matrix = tuple[float, float, float, float, float, float]
 
 _P = ctypes.c_void_p
+# Out-parameters are read with one struct call each (indexing a ctypes array element by element costs more).
+_FOUR_FLOATS = struct.Struct("4f").unpack_from
+_SIX_FLOATS = struct.Struct("6f").unpack_from
+_FOUR_UINTS = struct.Struct("4I").unpack_from
+_FOUR_DOUBLES = struct.Struct("4d").unpack_from
 
 
 def _redeclare(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
@@ -98,27 +104,33 @@ class Out:
         a, b, c, d = self._floats_at
         if not object_bounds(handle, a, b, c, d):
             return None
-        values = self._floats
-        return (values[0], values[1], values[2], values[3])
+        return _FOUR_FLOATS(self._floats)
 
     def matrix(self, handle: int) -> Matrix | None:
         """The object's matrix, ``None`` when PDFium has none."""
         if not object_matrix(handle, self._matrix_at):
             return None
-        m = self._matrix
-        return (m[0], m[1], m[2], m[3], m[4], m[5])
+        return _SIX_FLOATS(self._matrix)
 
     def colour(self, getter: Callable[..., int], handle: int) -> tuple[int, int, int, int]:
         """Fill or stroke colour as (r, g, b, alpha); opaque black when PDFium has none."""
         a, b, c, d = self._colour_at
         if not getter(handle, a, b, c, d):
             return (0, 0, 0, 255)
-        values = self._colour
-        return (values[0], values[1], values[2], values[3])
+        return _FOUR_UINTS(self._colour)
 
     def font_size(self, handle: int) -> float:
         """The nominal font size of a text object (0 when unknown)."""
         return self._floats[0] if font_size(handle, self._floats_at[0]) else 0.0
+
+    def text_paint(self, handle: int) -> tuple[int, tuple[int, int, int, int], float, Matrix | None]:
+        """A text object's render mode, fill colour, nominal font size (0 when unknown) and matrix, in one call
+        (it is made for every text object of every page)."""
+        a, b, c, d = self._colour_at
+        fill = _FOUR_UINTS(self._colour) if fill_colour(handle, a, b, c, d) else (0, 0, 0, 255)
+        size = self._floats[0] if font_size(handle, self._floats_at[0]) else 0.0
+        matrix = _SIX_FLOATS(self._matrix) if object_matrix(handle, self._matrix_at) else None
+        return text_render_mode(handle), fill, size, matrix
 
     def draw_mode(self, handle: int) -> tuple[int, int] | None:
         """A path's fill mode and stroke flag."""
@@ -131,7 +143,7 @@ class Out:
         a, b, c, d = self._doubles_at
         if not char_box(textpage, index, a, b, c, d):
             return None
-        left, right, bottom, top = self._doubles
+        left, right, bottom, top = _FOUR_DOUBLES(self._doubles)
         return (left, bottom, right, top)
 
 

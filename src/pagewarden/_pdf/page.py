@@ -18,12 +18,13 @@ Which object owns which characters: :mod:`.textmap`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import native
-from .hidden import STROKE_ONLY_MODES, WHITE, Box, Paint, box_outside, classify_object, contains, covered_by
+from .hidden import STROKE_ONLY_MODES, WHITE, Box, box_outside, classify, contains, covered_by
 from .layers import is_optional, undrawn
 from .native import Matrix, Out
 from .textmap import TextMap
@@ -39,6 +40,8 @@ _RECT_SEGMENTS = 8
 _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 _NO_STROKE = (0, 0, 0, 0)
+# A letter or a digit: text whose glyphs reach some height (see _effective_size).
+_ALNUM = re.compile(r"[^\W_]")
 
 
 class LimitExceeded(Exception):
@@ -61,24 +64,30 @@ class Budget:
 
 @dataclass(slots=True)
 class _Item:
-    """One page object in drawing order."""
+    """A page object other than text, in drawing order (images and filled shapes may hide text)."""
 
     handle: int
     kind: int
     box: Box
     rank: int
-    scale: float = 1.0
-    optional: bool = False  # inside a form tagged as optional content
+
+
+# A text object that holds text, in drawing order: handle, box (page space), rank, the enclosing forms' matrix
+# (None on the page itself) and whether an enclosing form is tagged as optional content. A tuple: a page has
+# hundreds.
+_Text = tuple[int, Box, int, "Matrix | None", bool]
 
 
 @dataclass(slots=True)
 class PageText:
     """One page's visible lines and hidden runs (``[technique, text]``).
 
-    A line is ``[text, size, x0, x1, y0, y1]``: the size in hundredths of a point, the box in tenths.
+    Lines are sent flat, cheaper to write and read than a list per line: ``texts``, and per text six whole
+    numbers in ``numbers``: the size in hundredths of a point, then x0, x1, y0, y1 and the baseline in tenths.
     """
 
-    lines: list[list[Any]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
     hidden: list[list[str]] = field(default_factory=list)
     truncated_covers: bool = False
 
@@ -143,17 +152,16 @@ def _vertical_scale(m: Matrix) -> float:
     return float((m[2] * m[2] + m[3] * m[3]) ** 0.5)
 
 
-def _walk(page: int, out: Out, texts: Container[int]) -> list[_Item]:
-    """Every page object in drawing order, form XObjects flattened with their matrices applied
-    (text objects only when they hold text: those in ``texts``)."""
-    items: list[_Item] = []
+def _walk(page: int, out: Out, owners: Container[int]) -> tuple[list[_Text], list[_Item]]:
+    """Every page object in drawing order, form XObjects flattened with their matrices applied: the text
+    objects that hold text (those in ``owners``), and every other object."""
+    texts: list[_Text] = []
+    others: list[_Item] = []
     seen = [0]
     object_type, bounds = native.object_type, out.bounds
 
-    def visit(parent: int, count: int, get: Callable[[int, int], int | None], matrix: Matrix, depth: int,
+    def visit(parent: int, count: int, get: Callable[[int, int], int | None], matrix: Matrix | None, depth: int,
               optional: bool) -> None:
-        scale = _vertical_scale(matrix)
-        identity = matrix == _IDENTITY
         seen[0] += count
         if seen[0] > MAX_OBJECTS_PER_PAGE:
             raise LimitExceeded("objects")
@@ -162,23 +170,28 @@ def _walk(page: int, out: Out, texts: Container[int]) -> list[_Item]:
             if not handle:
                 continue
             kind = object_type(handle)
-            if kind == _TEXT and handle not in texts:
-                continue
-            if kind == _FORM:
+            if kind == _TEXT:
+                if handle not in owners:
+                    continue
+            elif kind == _FORM:
                 if depth >= MAX_FORM_DEPTH:
                     raise LimitExceeded("depth")
-                inner = _multiply(out.matrix(handle) or _IDENTITY, matrix)
+                inner = _multiply(out.matrix(handle) or _IDENTITY, matrix or _IDENTITY)
                 visit(handle, native.form_count_objects(handle), native.form_get_object, inner, depth + 1,
                       optional or is_optional(handle))
                 continue
             box = bounds(handle)
             if box is None:
                 continue
-            items.append(_Item(handle, kind, box if identity else _transform(box, matrix), len(items), scale,
-                               optional))
+            if matrix is not None:
+                box = _transform(box, matrix)
+            if kind == _TEXT:
+                texts.append((handle, box, len(texts) + len(others), matrix, optional))
+            else:
+                others.append(_Item(handle, kind, box, len(texts) + len(others)))
 
-    visit(page, native.count_objects(page), native.get_object, _IDENTITY, 0, False)
-    return items
+    visit(page, native.count_objects(page), native.get_object, None, 0, False)
+    return texts, others
 
 
 def _opaque_fill(item: _Item, out: Out) -> tuple[int, int, int] | bool | None:
@@ -217,40 +230,45 @@ def _glyph_runs(page: TextMap, handle: int, out: Out, judge: Callable[[Box], str
         yield current, "".join(parts)
 
 
-def _effective_size(item: _Item, out: Out) -> float:
+def _effective_size(nominal: float, matrix: Matrix | None, form: Matrix | None, box: Box, text: str) -> float:
     """The font size as drawn: the nominal size scaled by the text object's and enclosing forms' matrices."""
-    nominal = out.font_size(item.handle)
-    height = item.box[3] - item.box[1]
+    height = box[3] - box[1]
     if nominal <= 0:
         return height
-    drawn = nominal * _vertical_scale(out.matrix(item.handle) or _IDENTITY) * item.scale
-    # Glyph boxes are never much taller than the size they are drawn at.
-    return min(drawn, height * 2) if height > 0 else drawn
+    drawn = nominal * _vertical_scale(matrix or _IDENTITY) * (_vertical_scale(form) if form else 1.0)
+    # Glyph boxes are never much taller than the size they are drawn at, so a short box caps the size. Not for
+    # text without a letter or a digit: dot leaders, rules of dashes or underscores draw flat glyphs at any size
+    # (and such text carries no words to hide).
+    if height <= 0 or _ALNUM.search(text) is None:
+        return drawn
+    return min(drawn, height * 2)
+
+
+def _baseline(matrix: Matrix | None, form: Matrix | None, box: Box) -> float:
+    """Where the text object's baseline starts (its matrix's origin, in page space); the box's bottom without one."""
+    if matrix is None:
+        return box[1]
+    if form is None:
+        return matrix[5]
+    return form[1] * matrix[4] + form[3] * matrix[5] + form[5]
 
 
 def _overlaps(box: Box, other: Box) -> bool:
     return box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]
 
 
-def _surroundings(item: _Item, fills: _Fills) -> tuple[tuple[int, int, int] | None, list[Box]]:
+def _surroundings(box: Box, rank: int, fills: _Fills) -> tuple[tuple[int, int, int] | None, list[Box]]:
     """The background under the text object's centre, and the boxes drawn later that overlap it."""
-    box = item.box
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     background: tuple[int, int, int] | None = WHITE
     covers: list[Box] = []
     for fill, colour in fills.near(box):
-        if fill.rank < item.rank:
+        if fill.rank < rank:
             if contains(fill.box, cx, cy):
                 background = colour
         elif _overlaps(box, fill.box):
             covers.append(fill.box)
     return background, covers
-
-
-def _line(text: str, paint: Paint) -> list[Any]:
-    # Whole numbers (size in hundredths of a point, box in tenths) are cheaper to write and read than floats.
-    left, bottom, right, top = paint.box
-    return [text, round(paint.size * 100), round(left * 10), round(right * 10), round(bottom * 10), round(top * 10)]
 
 
 def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *, right_to_left: bool = False
@@ -259,80 +277,76 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
     the document's reading direction is right to left, so its text page reorders every line)."""
     out = Out()
     chars = TextMap(native.address(textpage), right_to_left=right_to_left)
-    items = _walk(native.address(page), out, chars.runs)
+    texts, others = _walk(native.address(page), out, chars.runs)
     result = PageText()
     fills = _Fills()
-    for item in items:
+    for item in others:
         if item.kind in (_PATH, _IMAGE):
             colour = _opaque_fill(item, out)
             if colour is not False:
                 fills.add(item, colour if isinstance(colour, tuple) else None)
     result.truncated_covers = fills.truncated
-    optional: dict[int, tuple[_Item, list[int]]] = {}  # visible objects tagged as optional content: their lines
-    for item in items:
-        if item.kind != _TEXT:
+    optional: dict[int, tuple[Box, int, list[int]]] = {}  # visible objects tagged as optional content
+    # This loop runs for every text object of every page: what it calls is bound to locals once.
+    left, bottom, right, top = visible_box
+    text_of, take, paint_of, count_marks = chars.of, budget.take, out.text_paint, native.count_marks
+    line_texts, numbers, hidden = result.texts, result.numbers, result.hidden
+    no_covers: list[Box] = []
+    for handle, box, rank, form, in_optional_form in texts:
+        text = text_of(handle)
+        if not text or text.isspace():
             continue
-        text = chars.of(item.handle)
-        if not text.strip():
-            continue
-        budget.take(text)
-        background, covers = _surroundings(item, fills) if fills else (WHITE, [])
-        mode = native.text_render_mode(item.handle)
-        paint = Paint(
-            mode=mode,
-            fill=out.colour(native.fill_colour, item.handle),
-            stroke=out.colour(native.stroke_colour, item.handle) if mode in STROKE_ONLY_MODES else _NO_STROKE,
-            size=_effective_size(item, out),
-            box=item.box,
-            background=background,
-        )
-        technique = classify_object(paint)
+        take(text)
+        background, covers = _surroundings(box, rank, fills) if fills else (WHITE, no_covers)
+        mode, fill, nominal, matrix = paint_of(handle)
+        stroke = out.colour(native.stroke_colour, handle) if mode in STROKE_ONLY_MODES else _NO_STROKE
+        size = _effective_size(nominal, matrix, form, box, text)
+        technique = classify(mode, fill, stroke, size, background)
         if technique is not None:
-            result.hidden.append([technique, text])
+            hidden.append([technique, text])
             continue
-        first_line = len(result.lines)
-        if item.optional or is_optional(item.handle):
-            optional[item.handle] = (item, [])
-        if not box_outside(item.box, visible_box) and not covers:
-            result.lines.append(_line(text, paint))
-            _note_optional(optional, item, first_line, result)
-            continue
-        # Partly outside or partly covered: judge glyph by glyph.
+        first_line = len(line_texts)
+        # Lines as whole numbers (size in hundredths of a point, positions in tenths): cheaper to send than floats.
+        facts = (round(size * 100), round(box[0] * 10), round(box[2] * 10), round(box[1] * 10), round(box[3] * 10),
+                 round(_baseline(matrix, form, box) * 10))
+        inside = left <= box[0] and box[2] <= right and bottom <= box[1] and box[3] <= top
+        if not covers and (inside or not box_outside(box, visible_box)):
+            line_texts.append(text)
+            numbers.extend(facts)
+        else:
+            # Partly outside or partly covered: judge glyph by glyph.
 
-        def judge(glyph: Box, covers: list[Box] = covers) -> str | None:
-            if box_outside(glyph, visible_box):
-                return "pdf_outside_page"
-            if covered_by(glyph, covers):
-                return "pdf_covered"
-            return None
+            def judge(glyph: Box, covers: list[Box] = covers) -> str | None:
+                if box_outside(glyph, visible_box):
+                    return "pdf_outside_page"
+                if covered_by(glyph, covers):
+                    return "pdf_covered"
+                return None
 
-        runs = list(_glyph_runs(chars, item.handle, out, judge)) or [(judge(item.box), text)]
-        for verdict, run in runs:
-            if verdict is None:
-                result.lines.append(_line(run, paint))
-            elif run.strip():
-                result.hidden.append([verdict, run])
-        _note_optional(optional, item, first_line, result)
+            for verdict, run in list(_glyph_runs(chars, handle, out, judge)) or [(judge(box), text)]:
+                if verdict is None:
+                    line_texts.append(run)
+                    numbers.extend(facts)
+                elif run.strip():
+                    hidden.append([verdict, run])
+        if in_optional_form or (count_marks(handle) > 0 and is_optional(handle)):
+            optional[handle] = (box, rank, list(range(first_line, len(line_texts))))
     if optional:
-        _hide_undrawn(page, optional, items, result)
+        _hide_undrawn(page, optional, [text[0] for text in texts] + [item.handle for item in others], result)
     return result
 
 
-def _note_optional(optional: dict[int, tuple[_Item, list[int]]], item: _Item, first_line: int,
-                   result: PageText) -> None:
-    if item.handle in optional:
-        optional[item.handle][1].extend(range(first_line, len(result.lines)))
-
-
-def _hide_undrawn(page: Any, optional: dict[int, tuple[_Item, list[int]]], items: list[_Item],
+def _hide_undrawn(page: Any, optional: dict[int, tuple[Box, int, list[int]]], handles: list[int],
                   result: PageText) -> None:
     """Move the lines of optional content the default view does not draw from the visible lines to the hidden."""
-    boxes = {handle: item.box for handle, (item, lines) in optional.items() if lines}
+    boxes = {handle: box for handle, (box, _rank, lines) in optional.items() if lines}
     if not boxes:
         return
     gone: set[int] = set()
-    for handle in sorted(undrawn(page, boxes, (item.handle for item in items)), key=lambda h: optional[h][0].rank):
-        for index in optional[handle][1]:
+    for handle in sorted(undrawn(page, boxes, handles), key=lambda h: optional[h][1]):
+        for index in optional[handle][2]:
             gone.add(index)
-            result.hidden.append(["pdf_optional_content_off", result.lines[index][0]])
-    result.lines = [line for index, line in enumerate(result.lines) if index not in gone]
+            result.hidden.append(["pdf_optional_content_off", result.texts[index]])
+    kept = [index for index in range(len(result.texts)) if index not in gone]
+    result.texts = [result.texts[index] for index in kept]
+    result.numbers = [number for index in kept for number in result.numbers[6 * index : 6 * index + 6]]
