@@ -35,7 +35,8 @@ installed are listed as missing), and whether each leaks the hidden-text
 carriers of the test suite into its text.
 
 Printed: per pass and clock (wall, CPU), per-page median and p90 of (a), (b)
-and (b) without the guard, both ratios against (a); text quality against the source (4-gram
+and (b) without the guard, both ratios against (a); where (b)'s CPU time goes (the worker, the parent
+without the guard, the guard: medians per page of each document's best run); text quality against the source (4-gram
 shingle F1, ``_bench/metrics.py``), refusals by code and reason, the PDF
 worker's peak RSS; the bench process's peak RSS; the load average.
 Usage: ``scripts/bench pdf [--json] [--limit N] [--repeat N] [--generated] [--corpus DIR] [--skip-libraries]``.
@@ -269,6 +270,9 @@ async def compare(documents: list[tuple[str, bytes, int, str]], base: str, basel
         with contextlib.suppress(pagewarden.PagewardenError):
             await ours(f"{base}/{doc_id}.pdf", pdf)
     times: dict[str, dict[str, list[float]]] = {clock: {name: [] for name in SERIES} for clock in ("wall", "cpu")}
+    # Where pagewarden's CPU time goes (its best run of each document, per page): the worker, the parent
+    # (checking the answer, layout, segments, Markdown, thread and pipe), the guard.
+    stages: dict[str, list[float]] = {"worker": [], "parent": [], "guard": []}
     pairs: dict[str, list[tuple[str, str]]] = {"baseline": [], "pagewarden": []}
     refused: Counter[str] = Counter()
     for index, (doc_id, pdf, count, source) in enumerate(documents):
@@ -276,9 +280,11 @@ async def compare(documents: list[tuple[str, bytes, int, str]], base: str, basel
         sides = (("baseline", baseline), ("pagewarden", ours))
         for name, side in sides if index % 2 == 0 else sides[::-1]:
             best = {(clock, series): float("inf") for clock in ("wall", "cpu") for series in SERIES}
+            split = (0.0, 0.0, 0.0)
             text = ""
             for _ in range(repeat):
-                cpu_started = time.process_time() + (ours_cpu() if name == "pagewarden" else 0.0)
+                worker_started = ours_cpu() if name == "pagewarden" else 0.0
+                cpu_started = time.process_time() + worker_started
                 guard_cpu_started = guard_cpu[0]
                 started = time.perf_counter()
                 try:
@@ -287,7 +293,11 @@ async def compare(documents: list[tuple[str, bytes, int, str]], base: str, basel
                     refused[f"{error.code}:{error.reason}"] += 1
                     break
                 wall = time.perf_counter() - started
-                cpu = time.process_time() + (ours_cpu() if name == "pagewarden" else 0.0) - cpu_started
+                worker = (ours_cpu() if name == "pagewarden" else 0.0) - worker_started
+                cpu = time.process_time() + worker + worker_started - cpu_started
+                if cpu < best[("cpu", name)]:
+                    guard = guard_cpu[0] - guard_cpu_started
+                    split = (worker, cpu - worker - guard, guard)
                 # Without the guard: the same run less the time the guard took.
                 for clock, spent, guard in (("wall", wall, guard_seconds),
                                             ("cpu", cpu, guard_cpu[0] - guard_cpu_started)):
@@ -300,6 +310,9 @@ async def compare(documents: list[tuple[str, bytes, int, str]], base: str, basel
                 times[clock][name].append(best[(clock, name)] / count)
                 if name == "pagewarden":
                     times[clock]["without_guard"].append(best[(clock, "without_guard")] / count)
+            if name == "pagewarden":
+                for stage, spent in zip(stages, split, strict=True):
+                    stages[stage].append(spent / count)
     out: dict[str, Any] = {}
     for clock, series in times.items():
         medians = {name: statistics.median(values) for name, values in series.items()}
@@ -310,6 +323,8 @@ async def compare(documents: list[tuple[str, bytes, int, str]], base: str, basel
         }
         out[clock]["ratio_median"] = round(medians["pagewarden"] / medians["baseline"], 3)
         out[clock]["ratio_without_guard_median"] = round(medians["without_guard"] / medians["baseline"], 3)
+    out["cpu"]["stages_ms_median"] = {stage: round(statistics.median(values) * 1000, 3) if values else None
+                                      for stage, values in stages.items()}
     out["quality"] = {name: quality(side_pairs).to_dict() for name, side_pairs in pairs.items()}
     out["refused"] = dict(refused)
     return out
@@ -397,6 +412,10 @@ def main() -> None:
             print(f"    {clock:4} per page median: {cells}")
             print(f"         ratio {figures['ratio_median']:.2f}x, without guard"
                   f" {figures['ratio_without_guard_median']:.2f}x (target <= {RATIO_TARGET}x)")
+            if "stages_ms_median" in figures:
+                cells = ", ".join(f"{stage} {ms:.2f} ms" for stage, ms in figures["stages_ms_median"].items()
+                                  if ms is not None)
+                print(f"         pagewarden's CPU per page, median: {cells}")
     print(f"  peak RSS of the bench process: {results['peak_rss_mib']} MiB")
     print("  libraries (bare, in-process):")
     for name, data in results["libraries"].items():
