@@ -1,4 +1,4 @@
-"""What a hostile page leaves behind: its renderer is ended, its floods stop in the page, its DOM bound fires early."""
+"""What a hostile page leaves behind: its renderer is ended, its floods and frames stop in the page, the DOM bound."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import pytest
 from playwright.async_api import Request, Route
 
 from pagewarden._browser.fresh import FreshContext
+from pagewarden._browser.observer import MAX_FRAMES
 from pagewarden._browser.pool import BrowserPool
-from pagewarden._browser.render import render
+from pagewarden._browser.render import _FRAMES_CUT, render
 from pagewarden._browser.routing import PageGuard
 from pagewarden._errors import ResponseTooLarge
 from tests.browser.pool_support import (
@@ -86,9 +87,47 @@ async def test_a_failed_read_ends_its_renderer_and_an_ordinary_one_does_not(
     await render(pool, site.url("/plain"))
     with pytest.raises(ResponseTooLarge):
         await render(pool, site.url("/fetches"))
+    # The failed read waited for its context's close (within its deadline) before it raised.
+    assert pool.stats()["closing"] == 0
     rendered = await render(pool, site.url("/plain"))
     assert "an ordinary page" in rendered.html
     assert stop_pages[:2] == [False, True]
+
+
+# (case, refused iframes in the page, whether its loading is stopped at the frame bound)
+FRAME_CASES = [
+    ("under_the_bound", MAX_FRAMES - 50, False),
+    ("past_the_bound", MAX_FRAMES * 2, True),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("frames", "stopped"), [c[1:] for c in FRAME_CASES], ids=[c[0] for c in FRAME_CASES])
+async def test_frames_past_the_bound_stop_the_page_loading(
+    pool: BrowserPool, site: FixtureServer, frames: int, stopped: bool
+) -> None:
+    """Past MAX_FRAMES frames the page's loading stops: what was parsed is read, truncated, and no more frames load."""
+    name = f"/frames_{frames}"
+    site.add(name, headers=HTML, body=page(
+        "<p>Before the frames.</p>" + "".join(f"<iframe src='/fr?{i}'></iframe>" for i in range(frames))
+        + "<p>After the frames.</p>"
+    ))
+    rendered = await render(pool, site.url(name))
+    assert "Before the frames." in rendered.html
+    assert ("After the frames." in rendered.html) is not stopped
+    assert rendered.truncated is stopped
+    assert (_FRAMES_CUT in rendered.limitations) is stopped
+    parsed = rendered.html.count("<iframe")
+    refused = rendered.requests_blocked.get("subframe", 0)
+    if stopped:
+        # The parser yields every few frames and the stop takes effect at the next yield: a margin past the bound.
+        assert MAX_FRAMES < parsed < frames
+        assert 0 < refused < frames
+    else:
+        assert parsed == refused == frames
+    if stopped:
+        # The read waited for its page's teardown: the next read finds no context of it still closing.
+        assert pool.stats()["closing"] == 0
 
 
 async def test_dom_bound_fires_while_the_page_is_still_loading(site: FixtureServer) -> None:

@@ -102,6 +102,39 @@ async def test_stuck_contexts_piling_up_retire_the_browser() -> None:
     assert stuck == [1]
 
 
+class _SlowFresh(_Fresh):
+    """A stand-in FreshContext whose close takes ``delay`` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(closes=True)
+        self.delay = delay
+
+    async def close(self, *, stop_page: bool = False) -> bool:
+        await asyncio.sleep(self.delay)
+        return await super().close(stop_page=stop_page)
+
+
+# (case, seconds the close takes, seconds the read may wait for it, whether it is closed when release returns)
+WAIT_CASES = [
+    ("no_wait", 0.2, 0.0, False),
+    ("close_within_the_wait", 0.05, 2.0, True),
+    ("close_past_the_wait", 1.0, 0.1, False),
+]
+
+
+@pytest.mark.parametrize(("delay", "wait", "closed"), [c[1:] for c in WAIT_CASES], ids=[c[0] for c in WAIT_CASES])
+async def test_release_waits_for_the_close_at_most_as_long_as_asked(delay: float, wait: float, closed: bool) -> None:
+    """release(wait=...) returns once the close is done or the wait is over; the close itself always finishes."""
+    supply = _supply([])
+    fresh = _SlowFresh(delay)
+    started = anyio.current_time()
+    await supply.release(fresh, wait=wait)  # type: ignore[arg-type]
+    assert anyio.current_time() - started < min(delay, wait) + 0.5
+    assert (fresh.context not in supply.closing) is closed
+    await _settled(supply)
+    assert supply.closing == set() and fresh.session.closed
+
+
 async def test_a_dead_browser_does_not_count_abandoned_contexts() -> None:
     """Contexts of a browser that is gone fail to close for that reason only; they are not counted."""
     stuck: list[int] = []

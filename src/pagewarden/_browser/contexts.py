@@ -136,7 +136,7 @@ class ContextSupply:
         return fresh, warm
 
     # -- closing -------------------------------------------------------------------------
-    async def release(self, fresh: FreshContext, *, stop_page: bool = False) -> None:
+    async def release(self, fresh: FreshContext, *, stop_page: bool = False, wait: float = 0.0) -> None:
         """Close a read's context after the read, off the read's path when possible.
 
         The read's proxy session is revoked at once (its credentials stop
@@ -148,13 +148,21 @@ class ContextSupply:
         (closes falling behind) the read waits for its own, so the number of
         closing contexts stays bounded. A context that will not
         close is abandoned (see the module docstring), never the browser.
+
+        ``wait``: seconds the read waits for its close all the same (it goes on in the background
+        after that). A hostile page's teardown (a renderer ended mid-flood, hundreds of frames, the
+        page's events still on the driver pipe ahead of the close's answer) keeps the browser busy
+        for 0.1-1 s; the read that brought it pays for it, not the read that comes next.
         """
         fresh.session.revoke()
         self.closing.add(fresh.context)
         if self.browser_dead or len(self._tasks) >= self._max_background:
             await self._close_read_context(fresh, stop_page)
             return
-        self._spawn(self._close_read_context(fresh, stop_page), "pagewarden-close-context")
+        task = self._spawn(self._close_read_context(fresh, stop_page), "pagewarden-close-context")
+        if wait > 0:
+            # asyncio.wait never cancels the close: past ``wait`` (or if the read is cancelled) it runs on.
+            await asyncio.wait({task}, timeout=wait)
 
     async def _close_read_context(self, fresh: FreshContext, stop_page: bool) -> None:
         try:
@@ -171,11 +179,12 @@ class ContextSupply:
         if len(self.stuck) >= MAX_STUCK:
             self._on_stuck()
 
-    def _spawn(self, coroutine: Any, name: str) -> None:
+    def _spawn(self, coroutine: Any, name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(_consume_error)
+        return task
 
     def _close_orphan(self, task: asyncio.Task[FreshContext]) -> None:
         if not task.cancelled() and task.exception() is None:

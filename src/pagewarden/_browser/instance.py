@@ -223,9 +223,9 @@ class BrowserInstance:
         """A never-used context for one read and whether it was pre-warmed (see :class:`.ContextSupply`)."""
         return await self.contexts.fresh_context()
 
-    async def release_context(self, fresh: FreshContext, *, stop_page: bool = False) -> None:
+    async def release_context(self, fresh: FreshContext, *, stop_page: bool = False, wait: float = 0.0) -> None:
         """Close a read's context after the read (see :meth:`.ContextSupply.release`)."""
-        await self.contexts.release(fresh, stop_page=stop_page)
+        await self.contexts.release(fresh, stop_page=stop_page, wait=wait)
 
     @property
     def spare_ready(self) -> FreshContext | None:

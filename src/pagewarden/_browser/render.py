@@ -41,7 +41,8 @@ from playwright.async_api import Page, Response
 from .._errors import GuardFailed, PagewardenError, UnsafeURL
 from .._net.urls import Target, parse_target
 from .boundary import crashed
-from .fresh import ReadHooks
+from .fresh import CLOSE_TIMEOUT, ReadHooks
+from .observer import MAX_FRAMES
 from .pool import BrowserPool, Lease
 from .read_state import ReadState, media_type
 from .settle import DomProbe, ScrollOutcome, scroll_for_lazy_content, settle
@@ -53,6 +54,9 @@ __all__ = ["BROWSER_LIMITATIONS", "RenderedPage", "render"]
 # time worth starting a snapshot with.
 _CLEANUP_RESERVE: Final = 0.6
 _MIN_SNAPSHOT_TIME: Final = 0.05
+# Seconds before its deadline at which a read stops waiting for its context's close (see _close): the
+# close goes on in the background, and the read's own error is never turned into a deadline error.
+_CLOSE_MARGIN: Final = 0.05
 # Seconds the last DOM-size check before the snapshot may take.
 _DOM_CHECK_TIMEOUT: Final = 1.0
 # While the page loads: seconds before the first DOM-size probe, and between probes.
@@ -66,6 +70,9 @@ BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
 _NO_SANDBOX: Final = "Chromium's own sandbox was off (external_sandbox=True): the container must isolate it."
 _SCROLL_CUT: Final = (
     "The page kept loading content as it was scrolled; reading stopped at the policy's scroll bound."
+)
+_FRAMES_CUT: Final = (
+    f"The page created more than {MAX_FRAMES} frames; its loading was stopped there and what it had parsed was read."
 )
 _REMOTE: Final = (
     "A remote browser rendered the page: its launch flags (WebRTC, DNS, QUIC) are not under pagewarden's control."
@@ -119,6 +126,8 @@ class _Read(ReadState):
     def __init__(self, pool: BrowserPool, lease: Lease, target: Target, nav_url: str, deadline: float) -> None:
         super().__init__(pool, lease, target, nav_url, deadline)
         self.scrolled = ScrollOutcome(0, False)
+        # Frames the document had when the observer stopped its loading at the frame bound (0: not stopped).
+        self.frames_stopped = 0
 
     # -- the read ---------------------------------------------------------------------------
     async def run(self) -> RenderedPage:
@@ -197,27 +206,34 @@ class _Read(ReadState):
         failed: PlaywrightError | None = None
         response: Response | None = None
         async with anyio.create_task_group() as watch:
-            watch.start_soon(self._watch_dom_size)
-            try:
-                response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
-            except PlaywrightError as exc:
-                failed = exc  # raised below, outside the task group (which would wrap it in a group)
-            finally:
-                watch.cancel_scope.cancel()
+            with anyio.CancelScope() as loading:
+                watch.start_soon(self._watch_dom_size, loading)
+                try:
+                    response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
+                except PlaywrightError as exc:
+                    failed = exc  # raised below, outside the task group (which would wrap it in a group)
+                finally:
+                    watch.cancel_scope.cancel()
         if failed is not None:
             raise failed
         self.timings["navigation"] = self._ms(begun)
+        if response is None and self.frames_stopped:
+            # The frame bound stopped the document's loading, so DOMContentLoaded will not come: the
+            # document's own response is the navigation's.
+            response = self.main_response
         if response is None:
             raise self._fail(PlaywrightError("no response for the main document"))
         self._check_response(response)
         return response
 
-    async def _watch_dom_size(self) -> None:
+    async def _watch_dom_size(self, loading: anyio.CancelScope) -> None:
         """While the page loads: stop the read once a probe counts more elements than allowed.
 
         The isolated-world observer (:mod:`.observer`) notices the bound as the DOM is built and
         hides the document; this watch reports it even when DOMContentLoaded never comes. It
-        starts late enough that an ordinary page has its document before the first probe.
+        starts late enough that an ordinary page has its document before the first probe. When the
+        observer stopped the document's loading at the frame bound, the wait for DOMContentLoaded
+        (``loading``) ends here and the read goes on with what was parsed.
         """
         await anyio.sleep(_DOM_WATCH_START)
         probe = self._probe()
@@ -227,6 +243,10 @@ class _Read(ReadState):
                 sample = await probe.sample()
             if sample is not None and sample.elements > self.policy.max_dom_nodes:
                 self._stop(self._dom_error())
+                return
+            if sample is not None and sample.frames_stopped and self.main_response is not None:
+                self.frames_stopped = sample.frames_stopped
+                loading.cancel()
                 return
             await anyio.sleep(_DOM_WATCH_EVERY)
 
@@ -321,6 +341,8 @@ class _Read(ReadState):
         limitations.extend(snap.limitations)
         if self.scrolled.truncated:
             limitations.append(_SCROLL_CUT)
+        if self.frames_stopped:
+            limitations.append(_FRAMES_CUT)
         refusals = self.fresh.session.ledger.by_reason if self.fresh is not None else {}
         self.timings["launched"] = 1.0 if self.lease.launched else 0.0
         return RenderedPage(
@@ -330,7 +352,7 @@ class _Read(ReadState):
             content_type=media_type(response),
             html=snap.html,
             node_count=snap.node_count,
-            truncated=snap.truncated or self.scrolled.truncated,
+            truncated=snap.truncated or self.scrolled.truncated or self.frames_stopped > 0,
             limitations=tuple(dict.fromkeys(limitations)),
             requests_blocked=self.guard.blocked_counts(),
             proxy_refusals=refusals,
@@ -346,7 +368,16 @@ class _Read(ReadState):
             # A page that failed its read or still has requests in flight may go on loading for
             # seconds: its renderer is ended rather than torn down.
             busy = self.fresh.inflight > 0
-            await self.lease.instance.release_context(self.fresh, stop_page=busy or not self.succeeded)
+            stop_page = busy or not self.succeeded
+            # A failed read's page, or one stopped at the frame bound, keeps the browser busy for a moment
+            # as it is torn down: the read waits for that (within its deadline; a successful read keeps
+            # half of what is left for the guard and extraction), so that the next read starts on a
+            # browser that is done with this page. An ordinary read's close stays in the background.
+            wait = 0.0
+            if not self.succeeded or self.frames_stopped:
+                room = self.deadline - anyio.current_time() - _CLOSE_MARGIN
+                wait = min(CLOSE_TIMEOUT, room if not self.succeeded else room / 2)
+            await self.lease.instance.release_context(self.fresh, stop_page=stop_page, wait=wait)
 
 
 async def render(pool: BrowserPool, url: str, *, deadline: float | None = None) -> RenderedPage:

@@ -87,10 +87,15 @@ _SCROLL_STEP: Final = """(async (move) => {
 _SCROLL_STEP_TIMEOUT: Final = 0.4
 @dataclass(frozen=True, slots=True)
 class DomSample:
-    """One probe: the element count and the seconds since the DOM last changed."""
+    """One probe: the element count, the seconds since the DOM last changed, and the frames at a stop.
+
+    ``frames_stopped`` is 0 unless the observer stopped the document's loading at the frame bound
+    (:data:`.observer.MAX_FRAMES`); then it is the number of frames the document had at that moment.
+    """
 
     elements: int
     unchanged_for: float
+    frames_stopped: int = 0
 
 
 class DomProbe:
@@ -162,10 +167,10 @@ class DomProbe:
         value = result.get("result", {}).get("value")
         if (
             isinstance(value, list)
-            and len(value) == 2
+            and len(value) == 3
             and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
         ):
-            return DomSample(value[0], value[1] / 1000)
+            return DomSample(value[0], value[1] / 1000, value[2])
         return None
 
     async def lazy_signals(self) -> int | None:
