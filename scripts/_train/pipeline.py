@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import inspect
 import json
+import math
 import pickle
 import time
 from collections import defaultdict
@@ -31,7 +32,7 @@ from pagewarden._guard.rules import load_rules
 from pagewarden._guard.scan import scan_segment_full
 from pagewarden._guard.segments import Segment
 
-from . import corpus, fit, synth
+from . import corpus, fit, goals, synth
 from .corpus import Doc, input_hashes, load_documents
 from .fit import (
     Params,
@@ -118,6 +119,14 @@ def _profile_thresholds(calibrating: dict[str, np.ndarray]) -> dict[str, tuple[f
     return {"balanced": (warn, withhold), "strict": (strict_warn, strict_withhold)}
 
 
+def _binding(calibrating: dict[str, np.ndarray]) -> str:
+    """The group whose own bound sets a bucket's balanced ``warn`` (or "pooled")."""
+    big = {g: s for g, s in calibrating.items() if len(s) >= 50}
+    bounds = {g: quantile(s, 1 - (0.03 if g.startswith(_LOOSER) else 0.01)) for g, s in big.items()}
+    bounds["pooled"] = quantile(np.concatenate(list(calibrating.values())), 0.995)
+    return max(bounds, key=lambda g: bounds[g])
+
+
 def _thresholds(benign_scores: dict[str, np.ndarray], benign_sizes: dict[str, np.ndarray]) -> dict[str, Any]:
     """Document-level thresholds from out-of-fold benign scores, with ``warn`` also per document size.
 
@@ -133,8 +142,9 @@ def _thresholds(benign_scores: dict[str, np.ndarray], benign_sizes: dict[str, np
     window, so a long page is judged against long pages and a short tool
     output against short texts. A bucket with fewer than
     ``_MIN_BUCKET_DOCUMENTS`` benign documents keeps the overall value, and
-    no bucket's exceeds it. ``withhold`` stays one value: a fifth of 1% of a
-    bucket is too few documents to estimate.
+    no bucket's exceeds it, except as :func:`_hold_each_group` raises it.
+    ``withhold`` stays one value: a fifth of 1% of a bucket is too few
+    documents to estimate.
     """
     calibrating = {g: s for g, s in benign_scores.items() if not _about_attacks(g)}
     overall = _profile_thresholds(calibrating)
@@ -145,11 +155,47 @@ def _thresholds(benign_scores: dict[str, np.ndarray], benign_sizes: dict[str, np
         inside = {g: s for g, s in inside.items() if len(s)}
         enough = sum(len(s) for s in inside.values()) >= _MIN_BUCKET_DOCUMENTS
         found = _profile_thresholds(inside) if enough else overall
+        if enough:
+            _say(f"size bucket {bucket}: balanced warn {found['balanced'][0]:.6f}, set by {_binding(inside)}")
         for name, (warn, _) in found.items():
             per_size[name].append(min(warn, overall[name][0]))
+    per_size["balanced"] = _hold_each_group(per_size["balanced"], overall["balanced"][1], calibrating, benign_sizes)
     return {name: {"warn": round(warn, _THRESHOLD_ROUND), "withhold": round(withhold, _THRESHOLD_ROUND),
                    "warn_by_size": [round(w, _THRESHOLD_ROUND) for w in per_size[name]]}
             for name, (warn, withhold) in overall.items()}
+
+
+def _hold_each_group(by_size: list[float], cap: float, calibrating: dict[str, np.ndarray],
+                     sizes: dict[str, np.ndarray]) -> list[float]:
+    """Raise bucket thresholds until every big group is within its bound over all its documents.
+
+    A bucket's own calibration sees only the groups with enough documents in
+    that bucket, so a source spread over several buckets (real pages, from 30
+    to 2,000 windows) could exceed its bound in total. While one does, the
+    bucket of its lowest flagged document is raised just above that
+    document's score, never above ``cap`` (``withhold``). A bucket may end
+    just above the overall ``warn``: with fewer than 100 documents a group's
+    1% quantile is its highest score, which the overall value only equals.
+    """
+    cuts = list(by_size)
+    step = 10.0 ** -_THRESHOLD_ROUND
+    for group, scores in calibrating.items():
+        if len(scores) < 50:
+            continue
+        bound = 0.03 if group.startswith(_LOOSER) else 0.01
+        buckets = np.array([size_bucket(int(n)) for n in sizes[group]])
+        while True:
+            flagged = scores >= np.array(cuts)[buckets]
+            if flagged.sum() <= bound * len(scores):
+                break
+            lowest = int(np.flatnonzero(flagged)[np.argmin(scores[flagged])])
+            bucket = int(buckets[lowest])
+            raised = min(cap, math.ceil(float(scores[lowest]) / step + 1) * step)
+            if raised <= cuts[bucket]:
+                break
+            _say(f"size bucket {bucket}: balanced warn raised to {raised:.8f} for {group}")
+            cuts[bucket] = raised
+    return cuts
 
 
 def _warn_cuts(thresholds: dict[str, Any], sizes: np.ndarray) -> np.ndarray:
@@ -184,7 +230,7 @@ def _cached_table(params: Params) -> tuple[list[Doc], WindowTable]:
     corpus loader, the generator, the corpora or the table parameters misses it.
     """
     key = hashlib.sha256()
-    for module in (features, corpus, synth):
+    for module in (features, corpus, synth, goals):
         key.update(Path(module.__file__ or "").read_bytes())
     for function in (fit.build_table, fit._doc_windows):
         key.update(inspect.getsource(function).encode())

@@ -22,6 +22,9 @@ from pagewarden._guard.learned.detect import _document_counts, upper_bounds, win
 from pagewarden._guard.learned.features import sentences, split_sentences, windows
 from pagewarden._guard.learned.model import SIZE_EDGES, artifact_vocabulary, logit, parse_artifact, size_bucket
 from pagewarden._guard.learned.stream import HashTable, build_stream, gram_key
+from pagewarden._guard.rules import load_rules
+from pagewarden._guard.scan import scan_segment_full
+from pagewarden._guard.segments import Segment
 
 _ARTIFACT = resources.files("pagewarden._guard.learned").joinpath("artifact", "detector.json.gz")
 
@@ -247,7 +250,7 @@ def test_upper_bound_is_never_below_the_exact_score() -> None:
 # profile's thresholds (calibrated for <= 1% false alarms per benign source) some still pass.
 FLAGGED = {
     # name: (balanced, strict)
-    "polite-request-signed": (False, True),
+    "polite-request-signed": (True, True),
     "fake-system-header": (True, True),
     "urgent-agent-notice": (True, True),
     "plain-instruction-in-data": (True, True),
@@ -265,12 +268,15 @@ def test_attack_kinds_flagged_per_profile(name: str, text: str) -> None:
 
 
 def test_attacks_outscore_ordinary_text() -> None:
-    """Every attack kind's best window scores above the best window of every ordinary text."""
+    """Every attack kind's best window, as the guard scores it (written and normalized), beats all ordinary text."""
     detector = load_detector()
+    rules = load_rules()
 
     def best(text: str) -> float:
-        scores = score_pieces(detector, [LearnedPiece(Location.VISIBLE, text)]).best
-        return scores[0].probability if scores else 0.0
+        normalized = scan_segment_full(Segment(Location.VISIBLE, text), rules, strict=False).normalized
+        pieces = [LearnedPiece(Location.VISIBLE, text),
+                  *(LearnedPiece(Location.VISIBLE, variant, techniques) for variant, techniques in normalized)]
+        return max((score.probability for score in score_pieces(detector, pieces).best), default=0.0)
 
     lowest_attack = min(best(text) for _, text in ATTACKS)
     highest_benign = max(best(text) for _, text in BENIGN)
