@@ -97,7 +97,8 @@ async def test_a_failed_read_ends_its_renderer_and_an_ordinary_one_does_not(
 # (case, refused iframes in the page, whether its loading is stopped at the frame bound)
 FRAME_CASES = [
     ("under_the_bound", MAX_FRAMES - 50, False),
-    ("past_the_bound", MAX_FRAMES * 2, True),
+    # Well past it: the parser's runs between two yields are long on a loaded machine.
+    ("past_the_bound", MAX_FRAMES * 5, True),
 ]
 
 
@@ -121,13 +122,13 @@ async def test_frames_past_the_bound_stop_the_page_loading(
     refused = rendered.requests_blocked.get("subframe", 0)
     if stopped:
         # The parser yields every few frames and the stop takes effect at the next yield: a margin past the bound.
-        assert MAX_FRAMES < parsed < frames
-        assert 0 < refused < frames
+        assert MAX_FRAMES < parsed < frames, parsed
+        assert 0 < refused < frames, refused
     else:
         assert parsed == refused == frames
     if stopped:
         # The read waited for its page's teardown: the next read finds no context of it still closing.
-        assert pool.stats()["closing"] == 0
+        assert pool.stats()["closing"] == 0, pool.stats()
 
 
 async def test_dom_bound_fires_while_the_page_is_still_loading(site: FixtureServer) -> None:

@@ -72,7 +72,7 @@ _SCROLL_CUT: Final = (
     "The page kept loading content as it was scrolled; reading stopped at the policy's scroll bound."
 )
 _FRAMES_CUT: Final = (
-    f"The page created more than {MAX_FRAMES} frames; its loading was stopped there and what it had parsed was read."
+    f"The page created more than {MAX_FRAMES} frames; its loading was stopped there, so what came after may be missing."
 )
 _REMOTE: Final = (
     "A remote browser rendered the page: its launch flags (WebRTC, DNS, QUIC) are not under pagewarden's control."
@@ -330,6 +330,10 @@ class _Read(ReadState):
             sample = await self.fresh.probe().sample()
             if sample is not None and sample.elements > self.policy.max_dom_nodes:
                 raise self._dom_error()
+            if sample is not None and sample.frames_stopped and not self.frames_stopped:
+                # Frames made by the page's scripts after DOMContentLoaded: the stop came too late to keep
+                # the parser from anything, but the read is marked and its page ended all the same.
+                self.frames_stopped = sample.frames_stopped
 
     def _finish(self, result: tuple[Response, Snapshot]) -> RenderedPage:
         response, snap = result
@@ -368,7 +372,8 @@ class _Read(ReadState):
             # A page that failed its read or still has requests in flight may go on loading for
             # seconds: its renderer is ended rather than torn down.
             busy = self.fresh.inflight > 0
-            stop_page = busy or not self.succeeded
+            # A page stopped at the frame bound may still be making frames from its scripts.
+            stop_page = busy or not self.succeeded or self.frames_stopped > 0
             # A failed read's page, or one stopped at the frame bound, keeps the browser busy for a moment
             # as it is torn down: the read waits for that (within its deadline; a successful read keeps
             # half of what is left for the guard and extraction), so that the next read starts on a
