@@ -70,11 +70,16 @@ Floats = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class LearnedPiece:
-    """Text to score, where it came from, and the normalization it went through."""
+    """Text to score, where it came from, and the normalization it went through.
+
+    ``lowered``, when given, must be ``text.lower()``: the guard's rule scan
+    has it already, and lower-casing a page again is a pass over it.
+    """
 
     location: Location
     text: str
     techniques: tuple[str, ...] = ()
+    lowered: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +104,14 @@ def document_words(texts: Sequence[str]) -> Counter[str]:
 def _stream(pieces: Sequence[LearnedPiece]) -> Stream:
     groups = [(index, piece.text[offset: offset + _SLICE_CHARS])
               for index, piece in enumerate(pieces) for offset in range(0, max(1, len(piece.text)), _SLICE_CHARS)]
+    # A piece of one slice lower-cases as a whole (lower-casing may lengthen a text, so a
+    # slice of the lower-cased text is not always the lower-cased slice).
+    lowered = [piece.lowered if len(piece.text) <= _SLICE_CHARS else None
+               for index, piece in enumerate(pieces) for _ in range(0, max(1, len(piece.text)), _SLICE_CHARS)]
     # A normalized piece holds the lines a normalization step changed; its sentences whose
     # tokens equal a sentence as written were already scored there, so only the rest is scored.
     normalized = frozenset(index for index, piece in enumerate(pieces) if piece.techniques)
-    return build_stream(groups, normalized)
+    return build_stream(groups, normalized, lowered)
 
 
 def window_logits(detector: Detector, stream: Stream) -> Floats:
@@ -136,7 +145,9 @@ def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: 
     weight = detector.weight
     ends = stream.window_ends()
     counts = stream.window_cues(detector.cue_unigrams, detector.cue_bigrams)
-    cue = {name: np.minimum(counts[:, i], CUE_SATURATION) / CUE_SATURATION for i, name in enumerate(CUE_NAMES)}
+    # Capped and scaled for all cues in two array operations; each column is one cue's feature.
+    capped = np.minimum(counts, CUE_SATURATION) / CUE_SATURATION
+    cue = {name: capped[:, i] for i, name in enumerate(CUE_NAMES)}
     location_weight = np.array([weight(f"location_{name}") for name in LOCATION_NAMES])
     location_index = np.array([LOCATION_NAMES.index(name) for name in locations], dtype=np.int64)[stream.piece]
     hidden = (location_index != LOCATION_NAMES.index("visible")).astype(np.float64)

@@ -2,9 +2,9 @@
 
 The per-window work of the detector used to be Python: a set of n-grams and
 a sum per sentence, for every sentence of every page. Here the text of all
-pieces is tokenized in one regular-expression pass, each token is hashed
+pieces is tokenized in one pass (:mod:`.tokens`), each token is hashed
 once, and n-gram weights and cue counts are looked up for all tokens at once
-in sorted hash tables (``numpy.searchsorted``). A window is then a range of
+in open-addressing hash tables (:class:`HashTable`). A window is then a range of
 tokens, and its n-gram logit and cue counts are differences of cumulative
 sums. The sentences and windows are exactly those of
 :func:`.features.split_sentences` (the trainer's): only the arithmetic moved.
@@ -16,7 +16,7 @@ and never stored.
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,9 +34,9 @@ from .features import (
     SENTENCE_ENDS,
     SENTENCE_TOKENS,
     WINDOW_SENTENCES,
-    WORD_PATTERN,
     lower_text,
 )
+from .tokens import tokenize
 
 __all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "imperative_table",
            "pair_keys", "word_hashes"]
@@ -44,7 +44,6 @@ __all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables"
 Keys = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
 
-_TOKEN = re.compile(WORD_PATTERN)
 # Joins raw sentences: a NUL is a one-character token of the word pattern (a mark), and
 # features.split_sentences turns every NUL of the text into a space, so each one is a boundary.
 # (A newline would do too, but an alternative for it makes the pattern several times slower.)
@@ -127,7 +126,8 @@ class HashTable:
     def lookup(self, queries: Keys) -> npt.NDArray[Any]:
         """The value of each query key, zero where a key is absent."""
         mask = np.uint64(len(self.keys) - 1)
-        slot = (queries & mask).astype(np.int64)
+        # A masked key is below 2**63: the same number as a signed index, without a copy.
+        slot = (queries & mask).view(np.int64)
         found = self.keys[slot] == queries
         result = self.values[slot]
         result[~found] = 0
@@ -137,7 +137,7 @@ class HashTable:
             if not len(pending):
                 break
             wanted = queries[pending]
-            slot = ((wanted + np.uint64(offset)) & mask).astype(np.int64)
+            slot = ((wanted + np.uint64(offset)) & mask).view(np.int64)
             found = self.keys[slot] == wanted
             result[pending[found]] = self.values[slot[found]]
             # A key is never stored past an empty slot on its path: stop looking there.
@@ -265,29 +265,42 @@ def _mark_boundaries(text: str) -> str:
     return text.replace("\n", _BOUNDARY)
 
 
-def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = frozenset()) -> Stream:
+def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = frozenset(),
+                 lowered: Sequence[str | None] = ()) -> Stream:
     """The stream of ``groups`` (piece index, text), one group per slice of a piece.
 
     Sentences of the pieces in ``dropped`` whose tokens equal a sentence of
     another piece are left out (a normalized piece repeats the lines it did
-    not change; they were scored as written).
+    not change; they were scored as written). ``lowered[i]``, when given and
+    not None, is ``groups[i]``'s text lower-cased.
     """
     # A boundary after every sentence end and in place of every newline: the text splits into
     # the raw sentences of split_sentences (lines cut after sentence punctuation).
-    texts = [_mark_boundaries(lower_text(text)) for _, text in groups]
+    # (lower_text is text.lower() with every NUL a space: from a known lower case, only the latter.)
+    texts = [_mark_boundaries(lower_text(text) if lower is None else lower.replace("\x00", " "))
+             for (_, text), lower in itertools.zip_longest(groups, lowered[:len(groups)])]
+    # Each text is split into its raw sentences once (the split of the joined text is their concatenation).
+    splits = [text.split(_BOUNDARY) for text in texts]
     if dropped:
         # A raw sentence of a dropped piece that equals one of another piece only holds sentences
         # the token-level check below would drop: leave it out before tokenizing (half of a
-        # normalized piece is usually lines it did not change).
-        seen = {raw for (piece, _), text in zip(groups, texts, strict=True) if piece not in dropped
-                for raw in text.split(_BOUNDARY)}
-        texts = [text if piece not in dropped else
-                 _BOUNDARY.join(raw for raw in text.split(_BOUNDARY) if raw not in seen)
-                 for (piece, _), text in zip(groups, texts, strict=True)]
+        # normalized piece is usually lines it did not change). Only the dropped pieces' raws
+        # are put in a set; the written ones are just looked up in it.
+        kept_from = [piece not in dropped for piece, _ in groups]
+        candidates = set(itertools.chain.from_iterable(
+            parts for parts, stays in zip(splits, kept_from, strict=True) if not stays))
+        common = candidates.intersection(itertools.chain.from_iterable(
+            parts for parts, stays in zip(splits, kept_from, strict=True) if stays))
+        if common:
+            for index, stays in enumerate(kept_from):
+                if not stays:
+                    # An emptied text still holds one (empty) raw sentence, as "".split does.
+                    splits[index] = [raw for raw in splits[index] if raw not in common] or [""]
+                    texts[index] = _BOUNDARY.join(splits[index])
     joined = _BOUNDARY.join(texts)
-    raws = joined.split(_BOUNDARY)
-    group_of_raw = np.repeat(np.arange(len(groups)), [text.count(_BOUNDARY) + 1 for text in texts])
-    tokens = _TOKEN.findall(joined)
+    raws = list(itertools.chain.from_iterable(splits))
+    group_of_raw = np.repeat(np.arange(len(groups)), [len(parts) for parts in splits])
+    tokens = tokenize(joined)
     hashes = _hashes(tokens, len(tokens))
     boundaries = np.flatnonzero(hashes == _BOUNDARY_KEY)
     raw_starts = np.concatenate(([0], boundaries + 1))
