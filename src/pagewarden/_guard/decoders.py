@@ -38,6 +38,7 @@ __all__ = [
     "decode_tag_characters",
     "holds_no_invisible",
     "map_homoglyphs",
+    "may_hold_astral",
     "nfkc",
     "remove_invisible",
 ]
@@ -134,7 +135,8 @@ def _decode_tags(match: re.Match[str]) -> str:
     return " " + "".join(chr(ord(ch) - 0xE0000) for ch in match.group()) + " "
 
 
-def _may_hold_astral(text: str) -> bool:
+def may_hold_astral(text: str) -> bool:
+    """False only when ``text`` provably holds no code point above U+FFFF (tag characters are such)."""
     # CPython stores a string with any code point above U+FFFF at four bytes per
     # character; a smaller object cannot hold a tag character, and the size is
     # known without scanning. Other interpreters fall back to scanning.
@@ -146,7 +148,7 @@ def _may_hold_astral(text: str) -> bool:
 
 def decode_tag_characters(text: str) -> str:
     """Decode Unicode tag characters (U+E0020..E007E, "ASCII smuggling") to the ASCII they mirror."""
-    if text.isascii() or not _may_hold_astral(text) or _TAG_RUN.search(text) is None:
+    if text.isascii() or not may_hold_astral(text) or _TAG_RUN.search(text) is None:
         return text
     return _TAG_RUN.sub(_decode_tags, text, count=STEP_MAX_REPLACEMENTS)
 

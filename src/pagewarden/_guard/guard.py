@@ -81,7 +81,7 @@ def inspect_segments(segment_set: SegmentSet, *, profile: str, requested_use: st
         result = scan_segment_full(segment, rules, strict=strict)
         findings.extend(result.findings)
         exhausted += result.exhausted
-        pieces.append(LearnedPiece(segment.location, segment.text))
+        pieces.append(LearnedPiece(segment.location, segment.text, lowered=result.lowered))
         pieces.extend(LearnedPiece(segment.location, text, techniques) for text, techniques in result.normalized)
     findings.extend(learned_findings(detector, pieces, profile=profile))
     truncated = segment_set.truncated or exhausted > 0

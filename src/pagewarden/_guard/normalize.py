@@ -97,6 +97,8 @@ class Normalized:
     exhausted: bool = False
     # The Latin words of the literal variant (reused by the rule gate).
     words: frozenset[str] = frozenset()
+    # The text lower-cased (the literal variant's text, kept even when empty; reused by the detector).
+    lowered: str = ""
 
 
 def collapse_whitespace(text: str) -> str:
@@ -178,11 +180,13 @@ def _words(tracker: _Tracker, words: frozenset[str] | None) -> frozenset[str] | 
     return words | latin_words("\n".join(lines[i] for i in tracker.by_line))
 
 
-def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None) -> list[Variant]:
+def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None, lowered: str | None = None
+              ) -> list[Variant]:
     """Normalize ``text`` and return variants of its changed lines.
 
     ``words`` are the Latin words of ``text`` lower-cased; ``None`` marks
-    decoded blob text, all of whose lines are new and kept.
+    decoded blob text, all of whose lines are new and kept. ``lowered`` is
+    ``text.lower()`` when the caller has it.
     """
     tracker = _Tracker(text)
     # True while the working text is known to hold no invisible character (the
@@ -211,7 +215,8 @@ def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None) 
                 invisible_free = False
         if not changed:
             break
-    tracker.text = tracker.text.lower()
+    # When no step changed the text (the usual page), its lower-case form is already known.
+    tracker.text = lowered if lowered is not None and tracker.text is text else tracker.text.lower()
     current = _words(tracker, words)
     for name, word_step in _COMPACT_STEPS:
         tracker.apply(name, lambda value, step=word_step: step(value, current))  # type: ignore[misc]
@@ -247,12 +252,12 @@ def normalize(text: str, blob_limits: BlobLimits = BLOB_LIMITS, *, words: frozen
     result = [Variant(literal)]
     if words is None:
         words = latin_words(literal)
-    result.extend(_pipeline(text, (), words))
+    result.extend(_pipeline(text, (), words, literal))
     blobs = decode_blobs(text, blob_limits)
     for technique, texts in (("base64_decoded", blobs.base64), ("hex_decoded", blobs.hex)):
         if texts:
             result.extend(_pipeline("\n".join(texts), (technique,), None))
-    return Normalized(tuple(_dedupe(result)), blobs.exhausted, words)
+    return Normalized(tuple(_dedupe(result)), blobs.exhausted, words, literal)
 
 
 def _dedupe(found: list[Variant]) -> list[Variant]:

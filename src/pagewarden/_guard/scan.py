@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .decoders import may_hold_astral
 from .normalize import normalize
 from .obfuscation import latin_words
 from .report import Finding, Location, Severity
@@ -52,17 +53,54 @@ _TAG_RUN = re.compile("[\U000e0020-\U000e007e]{8,}")
 
 def smuggled_text(text: str) -> bool:
     """Whether ``text`` holds a run of 8 or more Unicode tag characters (invisible text)."""
-    return not text.isascii() and _TAG_RUN.search(text) is not None
+    # Tag characters are astral: a string stored at two bytes a character has none, and
+    # its size says so without the regex scan (most non-ASCII pages are such strings).
+    return not text.isascii() and may_hold_astral(text) and _TAG_RUN.search(text) is not None
+
+
+# _BOUNDARY's one-character alternatives: marks that always end a unit, and marks that end
+# one before whitespace or at the end of the searched range (the regex's "$" is its endpos).
+_ALWAYS_ENDS = ("\n", "。", "！", "？")
+_STOPS = (".", "!", "?")
+
+
+def _last_boundary(text: str, low: int, start: int) -> int:
+    """Where the last ``_BOUNDARY`` match of ``finditer(text, low, start)`` ends, or ``low``.
+
+    The regex visits every position of the range (it has no literal prefix),
+    about 30 ns a character; ``str.rfind`` per mark runs in C and stops at the
+    last occurrence, which is all a unit needs.
+    """
+    best = -1
+    for mark in _ALWAYS_ENDS if not text.isascii() else _ALWAYS_ENDS[:1]:
+        best = max(best, text.rfind(mark, low, start))
+    for mark in _STOPS:
+        found = text.rfind(mark, max(low, best + 1), start)
+        while found >= 0 and found + 1 != start and not text[found + 1].isspace():
+            found = text.rfind(mark, max(low, best + 1), found)
+        best = max(best, found)
+    return best + 1 if best >= 0 else low
+
+
+def _next_boundary(text: str, end: int, stop: int) -> int:
+    """Where the first ``_BOUNDARY`` match of ``search(text, end, stop)`` ends, or ``min(stop, len(text))``."""
+    stop = min(stop, len(text))
+    first = stop
+    for mark in _ALWAYS_ENDS if not text.isascii() else _ALWAYS_ENDS[:1]:
+        found = text.find(mark, end, first)
+        if found >= 0:
+            first = found
+    for mark in _STOPS:
+        found = text.find(mark, end, first)
+        while found >= 0 and found + 1 != stop and not text[found + 1].isspace():
+            found = text.find(mark, found + 1, first)
+        if found >= 0:
+            first = found
+    return first + 1 if first < stop else stop
 
 
 def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
-    low = max(0, start - _UNIT_REACH)
-    unit_start = low
-    for boundary in _BOUNDARY.finditer(text, low, start):
-        unit_start = boundary.end()
-    following = _BOUNDARY.search(text, end, end + _UNIT_REACH)
-    unit_end = following.end() if following is not None else min(len(text), end + _UNIT_REACH)
-    return unit_start, unit_end
+    return _last_boundary(text, max(0, start - _UNIT_REACH), start), _next_boundary(text, end, end + _UNIT_REACH)
 
 
 def _needle_hits(text: str, needle: str) -> list[int]:
@@ -126,12 +164,14 @@ class ScanResult:
 
     ``normalized`` holds each variant other than the literal one (its text:
     only the lines that normalization changed, and the techniques it needed),
-    for the learned detector to score beside the segment as written.
+    for the learned detector to score beside the segment as written;
+    ``lowered`` is the segment's text lower-cased, which the detector reads too.
     """
 
     findings: list[Finding]
     exhausted: bool = False
     normalized: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    lowered: str | None = None
 
 
 def scan_segment(segment: Segment, rules: RuleSet, *, strict: bool) -> list[Finding]:
@@ -178,7 +218,7 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
         findings.append(Finding("hidden_instruction", Severity.HIGH, 0.9, location, ("tag_characters_decoded",),
                                 digest or segment_hash(segment.text), "rule:invisible_tag_text"))
     changed = tuple((v.text, v.techniques) for v in normalized.variants[1:])
-    return ScanResult(findings, normalized.exhausted, changed)
+    return ScanResult(findings, normalized.exhausted, changed, normalized.lowered)
 
 
 def _finding(
