@@ -302,6 +302,7 @@ def _unskippable_decode_steps() -> tuple[tuple[str, Callable[[str], str]], ...]:
 def _switch_off_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch every switchable fast path of the guard off: each step runs its original regex or search."""
     monkeypatch.setattr(decoders, "holds_no_invisible", lambda text: False)
+    monkeypatch.setattr(scan, "may_hold_astral", lambda text: True)
     monkeypatch.setattr(decoders, "may_hold", lambda high, units: True)
     monkeypatch.setattr(decoders, "_blob_runs", decoders._BLOB_RUN.finditer)
     monkeypatch.setattr(rules, "may_hold", lambda high, units: True)
