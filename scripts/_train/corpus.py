@@ -28,7 +28,7 @@ from pagewarden._guard.guard import DEFAULT_LIMITS
 from pagewarden._guard.segments import collect_html_segments
 from pagewarden._html import parse_html
 
-from . import synth
+from . import goals, synth, threads
 
 __all__ = ["CORPORA", "Doc", "input_hashes", "load_documents"]
 
@@ -198,6 +198,8 @@ def load_documents(seed: int = 7) -> list[Doc]:
         docs.append(_from_pieces(doc, 1, f"synth:{doc.family}"))
     for text in synth.benign_lookalikes(SYNTH_BENIGN, seed + 1):
         docs.append(Doc("synth:benign-lookalike", 0, [("visible", text)], raw=text))
+    for text in synth.benign_threads(carriers, SYNTH_BENIGN, seed + 3):
+        docs.append(Doc("synth:benign-thread", 0, [("visible", text)], raw=text))
     for pieces in synth.benign_interface(carriers, SYNTH_BENIGN, seed + 2):
         by_location: dict[str, list[str]] = {}
         for location, text in pieces:
@@ -224,6 +226,7 @@ def input_hashes() -> dict[str, str]:
         if not held_out_article(path.name):
             pages.update(path.name.encode() + path.read_bytes())
     result["article-extraction-benchmark/html (training half)"] = pages.hexdigest()
-    synth_source = Path(synth.__file__).read_bytes()
-    result["scripts/_train/synth.py"] = hashlib.sha256(synth_source).hexdigest()
+    for module in (synth, goals, threads):
+        name = Path(module.__file__ or "").name
+        result[f"scripts/_train/{name}"] = hashlib.sha256(Path(module.__file__ or "").read_bytes()).hexdigest()
     return result

@@ -32,7 +32,7 @@ from pagewarden._guard.rules import load_rules
 from pagewarden._guard.scan import scan_segment_full
 from pagewarden._guard.segments import Segment
 
-from . import corpus, fit, goals, synth
+from . import corpus, fit, goals, synth, threads
 from .corpus import Doc, input_hashes, load_documents
 from .fit import (
     Params,
@@ -105,6 +105,20 @@ _LOOSER = ("awesome-chatgpt-prompts", "PurpleLlama:CyberSecEval-prompt_injection
            "synth:benign-lookalike")
 
 
+# A threshold sits this far (in logit) above the benign score that sets it: the shipped artifact's
+# weights are rounded, and the runtime slices long pieces, so its scores differ from the trainer's by
+# a little; a document exactly at the edge must not flip to flagged.
+_MARGIN_LOGIT = 0.02
+
+
+def _above(value: float) -> float:
+    """A threshold on the shipped rounding grid strictly above ``value``, with ``_MARGIN_LOGIT`` to spare."""
+    step = 10.0 ** -_THRESHOLD_ROUND
+    clipped = min(max(value, 1e-12), 1 - 1e-12)
+    lifted = 1 / (1 + math.exp(-(math.log(clipped / (1 - clipped)) + _MARGIN_LOGIT)))
+    return round(math.floor(lifted / step + 1) * step, _THRESHOLD_ROUND)
+
+
 def _profile_thresholds(calibrating: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
     pooled = np.concatenate(list(calibrating.values()))
     big = {g: s for g, s in calibrating.items() if len(s) >= 50}
@@ -112,8 +126,11 @@ def _profile_thresholds(calibrating: dict[str, np.ndarray]) -> dict[str, tuple[f
     def bound(group: str, rate: float) -> float:
         return rate * 3 if group.startswith(_LOOSER) else rate
 
-    warn = max(quantile(pooled, 0.995), *(quantile(s, 1 - bound(g, 0.01)) for g, s in big.items()), 0.5)
-    withhold = max(quantile(pooled, 0.999), *(quantile(s, 1 - bound(g, 0.002)) for g, s in big.items()), warn)
+    # Just above each quantile: a document scoring exactly at a threshold is flagged, and with fewer
+    # than 100 documents a group's 1% quantile is its highest score.
+    warn = _above(max(quantile(pooled, 0.995), *(quantile(s, 1 - bound(g, 0.01)) for g, s in big.items()), 0.5))
+    withhold = max(_above(max(quantile(pooled, 0.999), *(quantile(s, 1 - bound(g, 0.002)) for g, s in big.items()))),
+                   warn)
     strict_warn = min(max(quantile(pooled, 0.98), 0.5), warn)
     strict_withhold = min(max(quantile(pooled, 0.995), strict_warn), withhold)
     return {"balanced": (warn, withhold), "strict": (strict_warn, strict_withhold)}
@@ -128,7 +145,7 @@ def _binding(calibrating: dict[str, np.ndarray]) -> str:
 
 
 def _thresholds(benign_scores: dict[str, np.ndarray], benign_sizes: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Document-level thresholds from out-of-fold benign scores, with ``warn`` also per document size.
+    """Document-level thresholds from benign scores, with ``warn`` also per document size.
 
     ``warn`` keeps every benign group of ordinary text (real pages,
     documentation, man pages, e-mails and tables, trigger-word prompts) at or
@@ -178,7 +195,6 @@ def _hold_each_group(by_size: list[float], cap: float, calibrating: dict[str, np
     1% quantile is its highest score, which the overall value only equals.
     """
     cuts = list(by_size)
-    step = 10.0 ** -_THRESHOLD_ROUND
     for group, scores in calibrating.items():
         if len(scores) < 50:
             continue
@@ -190,7 +206,7 @@ def _hold_each_group(by_size: list[float], cap: float, calibrating: dict[str, np
                 break
             lowest = int(np.flatnonzero(flagged)[np.argmin(scores[flagged])])
             bucket = int(buckets[lowest])
-            raised = min(cap, math.ceil(float(scores[lowest]) / step + 1) * step)
+            raised = min(cap, _above(float(scores[lowest])))
             if raised <= cuts[bucket]:
                 break
             _say(f"size bucket {bucket}: balanced warn raised to {raised:.8f} for {group}")
@@ -230,7 +246,7 @@ def _cached_table(params: Params) -> tuple[list[Doc], WindowTable]:
     corpus loader, the generator, the corpora or the table parameters misses it.
     """
     key = hashlib.sha256()
-    for module in (features, corpus, synth, goals):
+    for module in (features, corpus, synth, goals, threads):
         key.update(Path(module.__file__ or "").read_bytes())
     for function in (fit.build_table, fit._doc_windows):
         key.update(inspect.getsource(function).encode())
@@ -283,7 +299,13 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         (attack_groups if doc.label else benign_groups)[doc.group].append(i)
     sizes = np.bincount(table.doc, minlength=len(docs))
     benign_scores = {g: scores[idx] for g, idx in benign_groups.items()}
-    thresholds = _thresholds(benign_scores, {g: sizes[idx] for g, idx in benign_groups.items()})
+    # The shipped model scores the benign documents it was trained on too, not always lower than the
+    # out-of-fold models do: the thresholds must hold for both, so each document counts with the higher.
+    final_w, final_b = fit_ngram(table, everything, params)
+    shipped = doc_scores(table, probabilities(combiner_matrix(table, ngram_logits(table, final_w, final_b)),
+                                              comb_w, comb_b), passed, len(docs))
+    calibration_scores = {g: np.maximum(scores[idx], shipped[idx]) for g, idx in benign_groups.items()}
+    thresholds = _thresholds(calibration_scores, {g: sizes[idx] for g, idx in benign_groups.items()})
     for group, values in sorted(benign_scores.items()):
         if len(values) >= 50:
             _say(f"benign {group}: q99 {quantile(values, 0.99):.6f} q998 {quantile(values, 0.998):.6f}")
@@ -312,7 +334,6 @@ def train(params: Params | None = None) -> tuple[bytes, dict[str, Any]]:
         false_alarms[g] = {"documents": len(s), "flagged": round(float(np.mean(flagged)), _ROUND),
                            "flagged_with_rules": round(float(np.mean(flagged | rules_flag[idx])), _ROUND),
                            "withheld_model": round(float(np.mean(s >= balanced["withhold"])), _ROUND)}
-    final_w, final_b = fit_ngram(table, everything, params)
     inverse = {i: g for g, i in table.vocabulary.items()}
     vocabulary = {inverse[i]: round(float(v), _ROUND) for i, v in enumerate(final_w) if abs(v) >= 5e-4}
     artifact = {

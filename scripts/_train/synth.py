@@ -27,8 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .goals import composed_goal, framed, ordinary_request
+from .threads import thread
 
-__all__ = ["FAMILIES", "SynthDoc", "attacks", "benign_interface", "benign_lookalikes"]
+__all__ = ["FAMILIES", "SynthDoc", "attacks", "benign_interface", "benign_lookalikes", "benign_threads"]
 
 LOCATIONS = ("visible", "hidden", "comment", "attribute", "metadata", "template")
 
@@ -375,6 +376,11 @@ def attacks(carriers: Sequence[str], count: int, seed: int, families: Sequence[s
         if location == "visible" and rng.random() < 0.3:
             lines, index = _record(rng, payload)
             docs.append(SynthDoc(family, tuple(("visible", p) for p in lines), index, lines[index]))
+        elif location == "visible" and rng.random() < 0.25:
+            # A post in a forum, issue or review thread (where web agents meet planted posts).
+            lines, where = thread(rng, carrier, payload)
+            assert where is not None
+            docs.append(SynthDoc(family, tuple(("visible", p) for p in lines), where, payload))
         elif location == "visible":
             pieces, index = _place(carrier, payload, rng)
             docs.append(SynthDoc(family, tuple(("visible", p) for p in pieces), index, payload))
@@ -514,6 +520,16 @@ _INTERFACE = {
         "fix for IE11, remove when we drop support", "Do not remove: needed by the payment form",
     ),
 }
+
+
+def benign_threads(carriers: Sequence[str], count: int, seed: int) -> list[str]:
+    """``count`` ordinary forum, issue and review threads (the attacks' thread carrier, with no attack)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        carrier = [p for p in rng.choice(carriers).split("\n") if p.strip()][:12] or ["Welcome."]
+        out.append("\n".join(thread(rng, carrier, None)[0]))
+    return out
 
 
 def benign_interface(carriers: Sequence[str], count: int, seed: int) -> list[tuple[tuple[str, str], ...]]:
