@@ -212,6 +212,15 @@ def test_stream_keeps_groups_apart() -> None:
     assert stream.window_ends().tolist() == [2, 3, 3, 3, 5, 5]
 
 
+def test_junction_bigram_never_replaces_the_same_bigram_inside_a_sentence() -> None:
+    """A bigram across two sentences counts apart from the same bigram inside the first (seed-independent scores)."""
+    # Each pair of lines ends and starts with the same word, so the junction bigram ("vN", "vN")
+    # equals a bigram inside the first line: all distinct bigrams of a sentence and every junction count.
+    text = "\n".join(f"w{i} v{i} v{i}\nv{i} end{i}" for i in range(40))
+    stream = build_stream([(0, text)])
+    assert int(np.count_nonzero(stream.bigram_counted)) == len(stream.pairs)
+
+
 def test_hash_table_finds_every_key_and_nothing_else() -> None:
     """Every stored key returns its value, absent keys return zero, even when home slots collide."""
     keys = [gram_key(f"word{i}")[1] for i in range(500)] + [16 * i for i in range(1, 50)]
@@ -333,12 +342,12 @@ def test_size_buckets(windows: int, bucket: int) -> None:
     assert size_bucket(windows) == bucket
 
 
-def test_size_thresholds_never_exceed_the_overall_pair() -> None:
-    """Per-size warn thresholds can only make the detector more sensitive than the overall one, never less."""
+def test_size_thresholds_stay_below_withhold() -> None:
+    """Per-size warn thresholds never pass the single withhold threshold (a withheld window is always warned)."""
     for profile in load_detector().thresholds.values():
         assert len(profile.warn_by_size) == len(SIZE_EDGES) + 1
         for size in (1, 2, 5, 20, 100, 500):
-            assert profile.at(size).warn <= profile.warn
+            assert profile.at(size).warn <= profile.withhold
             assert profile.at(size).withhold == profile.withhold
 
 

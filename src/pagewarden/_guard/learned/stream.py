@@ -366,7 +366,10 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         pairs=pairs,
         within=within,
         unigram_counted=_once_per_sentence(compact, sentence_of),
-        bigram_counted=~within | _once_per_sentence(pairs, sentence_of[:-1]),
+        # A junction bigram (across two sentences) always counts, and must not take the place of
+        # the same bigram inside its first sentence: it is deduplicated under a sentence id of its own.
+        bigram_counted=~within | _once_per_sentence(
+            pairs, np.where(within, sentence_of[:-1], sentence_of[:-1] + np.uint64(len(raw_of)))),
     )
 
 
