@@ -269,6 +269,10 @@ class FreshContext:
             return
         with anyio.move_on_after(_CRASH_WAIT):
             async with anyio.create_task_group() as tasks:
+                # A script in a long loop (making frames, say) holds the renderer's main thread, where the
+                # crash is carried out; terminating its execution is done through V8's interrupt and lets
+                # the crash land at once.
+                tasks.start_soon(self._send_quietly, cdp, "Runtime.terminateExecution")
                 tasks.start_soon(self._send_crash, cdp)
                 await anyio.lowlevel.checkpoint()  # the command is sent once the task awaits its answer
                 # Nothing of this session is needed any more: its events (the network events of every
@@ -276,6 +280,11 @@ class FreshContext:
                 tasks.start_soon(self._detach, cdp)
                 await self._renderer_gone.wait()
                 tasks.cancel_scope.cancel()
+
+    @staticmethod
+    async def _send_quietly(cdp: CDPSession, method: str) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await cdp.send(method)
 
     @staticmethod
     async def _send_crash(cdp: CDPSession) -> None:
