@@ -259,6 +259,9 @@ class FreshContext:
     async def _end_renderer(self) -> None:
         """Crash the page's renderer on purpose (CDP ``Page.crash``) and wait, bounded, until it is gone.
 
+        The page's running script is terminated first (``Runtime.terminateExecution``), so a loop that
+        holds the main thread (where the crash is carried out) does not hold the crash too.
+
         A renderer serves one context only (Chromium never shares one across contexts), so nothing
         but this page goes with it. The command gets no answer (its renderer dies), so it is sent in a
         task that is cancelled once the crash is seen or :data:`_CRASH_WAIT` has passed. The page's

@@ -14,11 +14,15 @@ isolated-world visibility snapshot. While the page loads, its DOM is probed
 for the node bound (the observer of :mod:`.observer` has usually hidden an
 oversized document already), so a page that builds a huge DOM before
 DOMContentLoaded fails with ``browser_dom_too_large`` rather than at the
-navigation timeout. The context is closed on every path: success, policy
-error, crash, deadline, cancellation; after a failed read, or with requests
-still in flight, its page's renderer is ended first (see
-:meth:`.fresh.FreshContext.close`). What the read knows and how its failures
-are named is :class:`.read_state.ReadState`.
+navigation timeout. A page past the frame bound has its loading stopped by the
+observer; the navigation then ends on the probe's word and what was parsed is
+read, truncated. The context is closed on every path: success, policy
+error, crash, deadline, cancellation; after a failed read, with requests
+still in flight, or past the frame bound, its page's renderer is ended first (see
+:meth:`.fresh.FreshContext.close`), and a failed or frame-stopped read waits
+for the close within its deadline, so that its page's teardown is its own cost
+and not the next read's. What the read knows and how its failures are named is
+:class:`.read_state.ReadState`.
 
 Deadline: the read runs under the caller's cancel scope (the reader wraps the
 read in ``anyio.fail_after``); ``deadline`` (an ``anyio.current_time()``
@@ -92,7 +96,8 @@ class RenderedPage:
             ``data-pagewarden-hidden="<reason>"``.
         node_count: nodes the snapshot walked.
         truncated: the page was still loading content as it was scrolled when the
-            policy's scroll bound stopped it (a snapshot over budget is an error).
+            policy's scroll bound stopped it, or its loading was stopped at the frame
+            bound (:data:`.observer.MAX_FRAMES`); a snapshot over budget is an error.
         limitations: what this render could not see or guarantee.
         requests_blocked: requests the policy blocked, by reason.
         proxy_refusals: requests the egress proxy refused for this read, by reason.
