@@ -2,22 +2,23 @@
 
 The per-window work of the detector used to be Python: a set of n-grams and
 a sum per sentence, for every sentence of every page. Here the text of all
-pieces is tokenized in one pass (:mod:`.tokens`), each token is hashed
-once, and n-gram weights and cue counts are looked up for all tokens at once
-in open-addressing hash tables (:class:`HashTable`). A window is then a range of
+pieces is tokenized in one pass, with each token's key, by array operations
+on its code points (:mod:`.tokens`), and n-gram weights and cue counts are
+looked up for all tokens at once in open-addressing hash tables
+(:class:`HashTable`). A window is then a range of
 tokens, and its n-gram logit and cue counts are differences of cumulative
 sums. The sentences and windows are exactly those of
 :func:`.features.split_sentences` (the trainer's): only the arithmetic moved.
 
-Keys are Python's own string hashes, which are randomized per process: the
-tables are built when the detector loads, in the process that uses them,
-and never stored.
+Keys (:func:`.tokens.word_keys`) are randomized per process, like Python's
+string hashes: the tables are built when the detector loads, in the process
+that uses them, and never stored.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,7 @@ from .features import (
     WINDOW_SENTENCES,
     lower_text,
 )
-from .tokens import tokenize
+from .tokens import spans, word_keys
 
 __all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "imperative_table",
            "pair_keys", "word_hashes"]
@@ -56,16 +57,9 @@ _SENTENCE_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 _POWERS = np.concatenate(([np.uint64(1)], np.cumprod(np.full(SENTENCE_TOKENS - 1, _MIX, dtype=np.uint64))))
 
 
-def _hashes(words: Iterable[str], count: int) -> Keys:
-    return np.fromiter(map(hash, words), dtype=np.int64, count=count).view(np.uint64)
-
-
 def word_hashes(words: Sequence[str]) -> Keys:
-    """The key of each word (this process's string hash)."""
-    return _hashes(words, len(words))
-
-
-_BOUNDARY_KEY = _hashes([_BOUNDARY], 1)[0]
+    """The key of each word in this process (that of a token with its text)."""
+    return word_keys(words)
 
 
 def pair_keys(first: Keys, second: Keys) -> Keys:
@@ -77,8 +71,8 @@ def gram_key(gram: str) -> tuple[bool, int]:
     """Whether ``gram`` ("word" or "word word") is a bigram, and its key in this process."""
     first, space, second = gram.partition(" ")
     if not space:
-        return False, int(_hashes([first], 1)[0])
-    return True, int(pair_keys(_hashes([first], 1), _hashes([second], 1))[0])
+        return False, int(word_keys([first])[0])
+    return True, int(pair_keys(word_keys([first]), word_keys([second]))[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,17 +167,21 @@ def cue_tables() -> tuple[HashTable, HashTable]:
 class Stream:
     """The sentences of every piece, as token ranges of one stream.
 
-    ``tokens`` is every token of the joined text (boundaries included), and
-    ``starts``/``ends`` index it per sentence; ``cstarts``/``cends`` index the
+    Token ``k`` of the joined text (boundaries included) is
+    ``text[token_starts[k]:token_ends[k]]``, ``word[k]`` whether it is a word
+    (not a mark), and ``starts``/``ends`` index tokens per sentence; ``cstarts``/``cends`` index the
     same sentences in ``hashes``, which holds only the tokens of kept
     sentences. ``last[i]`` is the last sentence of sentence ``i``'s group (a
     slice of one piece): windows never cross it.
     """
 
-    tokens: list[str]
+    text: str
+    token_starts: Ints
+    token_ends: Ints
+    word: npt.NDArray[np.bool_]
     raws: list[str]
-    starts: list[int]
-    ends: list[int]
+    starts: Ints
+    ends: Ints
     cstarts: Ints
     cends: Ints
     piece: Ints
@@ -199,7 +197,11 @@ class Stream:
 
     def sentence_tokens(self, index: int) -> list[str]:
         """The tokens of sentence ``index``."""
-        return self.tokens[self.starts[index]: self.ends[index]]
+        # Only candidate windows need their tokens as strings: sliced from the text by span.
+        first, last = int(self.starts[index]), int(self.ends[index])
+        text = self.text
+        return [text[start:end] for start, end in zip(self.token_starts[first:last].tolist(),
+                                                       self.token_ends[first:last].tolist(), strict=True)]
 
     def window_ends(self) -> Ints:
         """The last sentence of the window starting at each sentence."""
@@ -216,15 +218,12 @@ class Stream:
         result = np.zeros(count, dtype=np.bool_)
         decided = np.zeros(count, dtype=np.bool_)
         seen = np.zeros(count, dtype=np.int64)
-        starts = np.array(self.starts, dtype=np.int64)
-        tokens = self.tokens
+        starts = self.starts
         for offset in range(IMPERATIVE_SPAN):
             open_ = np.flatnonzero(~decided & (self.cstarts + offset < self.cends) & (seen < IMPERATIVE_WORDS))
             if not len(open_):
                 break
-            at = (starts[open_] + offset).tolist()
-            is_word = np.fromiter((tokens[i][0].isalnum() for i in at), dtype=np.bool_, count=len(at))
-            words = open_[is_word]
+            words = open_[self.word[starts[open_] + offset]]
             kind = verbs.lookup(self.hashes[self.cstarts[words] + offset])
             result[words[kind == ACTION]] = True
             decided[words[kind != LEAD]] = True
@@ -300,34 +299,35 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
     joined = _BOUNDARY.join(texts)
     raws = list(itertools.chain.from_iterable(splits))
     group_of_raw = np.repeat(np.arange(len(groups)), [len(parts) for parts in splits])
-    tokens = tokenize(joined)
-    hashes = _hashes(tokens, len(tokens))
-    boundaries = np.flatnonzero(hashes == _BOUNDARY_KEY)
+    found = spans(joined)
+    hashes, is_word, token_count = found.keys, found.word, len(found.keys)
+    # A boundary is a NUL, always a token of its own (a mark).
+    boundaries = np.flatnonzero(found.first == 0)
     raw_starts = np.concatenate(([0], boundaries + 1))
-    raw_ends = np.append(boundaries, len(tokens))
+    raw_ends = np.append(boundaries, token_count)
     lengths = raw_ends - raw_starts
     # Sentences as split_sentences keeps them: no tokens, or one token that is not a word, is
     # no sentence; a run longer than SENTENCE_TOKENS is cut, and a cut-off lone mark dropped.
     keep = lengths > 1
-    for raw_index in np.flatnonzero(lengths == 1).tolist():
-        keep[raw_index] = tokens[raw_starts[raw_index]][0].isalnum()
+    single = lengths == 1
+    keep[single] = is_word[raw_starts[single]]
     long_runs = np.flatnonzero(lengths > SENTENCE_TOKENS).tolist()
     if long_runs:
         keep[long_runs] = False
     kept = np.flatnonzero(keep)
     starts_array, ends_array, raw_of = raw_starts[kept], raw_ends[kept], kept
     if long_runs:
-        cut: list[tuple[int, int, int]] = []
-        for raw_index in long_runs:
-            start, end = int(raw_starts[raw_index]), int(raw_ends[raw_index])
-            for piece_start in range(start, end, SENTENCE_TOKENS):
-                piece_end = min(piece_start + SENTENCE_TOKENS, end)
-                if piece_end - piece_start > 1 or tokens[piece_start][0].isalnum():
-                    cut.append((piece_start, piece_end, raw_index))
-        merged = sorted([*zip(starts_array.tolist(), ends_array.tolist(), raw_of.tolist(), strict=True), *cut])
-        starts_array = np.array([m[0] for m in merged], dtype=np.int64)
-        ends_array = np.array([m[1] for m in merged], dtype=np.int64)
-        raw_of = np.array([m[2] for m in merged], dtype=np.int64)
+        # A run longer than SENTENCE_TOKENS is cut every SENTENCE_TOKENS tokens; a piece of one token
+        # that is not a word is dropped. The pieces join the kept sentences in token order (every
+        # sentence starts at a token of its own, so ordering by start is ordering the stream).
+        cut_starts = np.concatenate([np.arange(raw_starts[r], raw_ends[r], SENTENCE_TOKENS) for r in long_runs])
+        cut_raws = np.repeat(long_runs, (lengths[long_runs] + SENTENCE_TOKENS - 1) // SENTENCE_TOKENS)
+        cut_ends = np.minimum(cut_starts + SENTENCE_TOKENS, raw_ends[cut_raws])
+        real = (cut_ends - cut_starts > 1) | is_word[cut_starts]
+        order = np.argsort(np.concatenate((starts_array, cut_starts[real])), kind="stable")
+        starts_array = np.concatenate((starts_array, cut_starts[real]))[order]
+        ends_array = np.concatenate((ends_array, cut_ends[real]))[order]
+        raw_of = np.concatenate((raw_of, cut_raws[real]))[order]
     piece_of = np.array([piece for piece, _ in groups], dtype=np.int64)[group_of_raw[raw_of]]
     if dropped:
         is_dropped = np.zeros(max(piece for piece, _ in groups) + 1, dtype=np.bool_)
@@ -338,10 +338,10 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         stay = ~from_dropped
         stay[from_dropped] = [key not in written for key in keys[from_dropped].tolist()]
         starts_array, ends_array, raw_of, piece_of = starts_array[stay], ends_array[stay], raw_of[stay], piece_of[stay]
-    edges = (np.bincount(starts_array, minlength=len(tokens) + 1)
-             - np.bincount(ends_array, minlength=len(tokens) + 1))
+    edges = (np.bincount(starts_array, minlength=token_count + 1)
+             - np.bincount(ends_array, minlength=token_count + 1))
     inside = np.cumsum(edges[:-1]) > 0
-    before = np.zeros(len(tokens) + 1, dtype=np.int64)
+    before = np.zeros(token_count + 1, dtype=np.int64)
     np.cumsum(inside, out=before[1:])
     compact = hashes[inside]
     sentence_of = np.repeat(np.arange(len(raw_of), dtype=np.uint64), (before[ends_array] - before[starts_array]))
@@ -354,10 +354,13 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         run_ends = np.flatnonzero(np.append(sentence_group[1:] != sentence_group[:-1], True))
         last = np.repeat(run_ends, np.diff(np.concatenate(([-1], run_ends))))
     return Stream(
-        tokens=tokens,
+        text=joined,
+        token_starts=found.starts,
+        token_ends=found.ends,
+        word=is_word,
         raws=[raws[r] for r in raw_of.tolist()],
-        starts=starts_array.tolist(),
-        ends=ends_array.tolist(),
+        starts=starts_array,
+        ends=ends_array,
         cstarts=before[starts_array],
         cends=before[ends_array],
         piece=piece_of,

@@ -1,61 +1,202 @@
-"""The detector's tokenizer, exactly ``re.findall(WORD_PATTERN, text)`` but about twice as fast on prose.
+"""The detector's tokenizer and token hashes, computed on the text's code points with array operations.
 
-Why: one ``findall`` over a page was 40 % of the detector's time, nearly all
-of it per-token work inside ``sre`` (a match attempt, a new string and a list
-append for each of thousands of tokens). Most tokens of ordinary text are a
-whole whitespace-separated chunk, which ``str.split`` finds in C; the regular
-expression is still used for every chunk that is not of one of the shapes
-below, so it stays the definition.
+Why: tokenizing a page into Python strings and hashing each string with
+``hash`` was about 40 % of the detector's time, nearly all of it per-token
+work (a new string, a list append and a hash call for each of thousands of
+tokens). Here a text becomes one array of code points; every token's span
+comes from a character-class table, and every token's key from a polynomial
+over its code points. No token string is made: the few sentences that need
+their tokens as text (candidate windows) slice them from the text by span.
+The keys are also exact where Python's string hash was not: CPython hashes a
+string's internal bytes, so "で" (two bytes in its UCS-2 form, 0x67 0x30) and
+"g0" had one hash in every process, and "で" was scored with the weight of
+"g0" (both are in the artifact's vocabulary).
 
-Why it is exact (``WORD_PATTERN`` is ``[^\\W_]+(?:['’][^\\W_]+)?|[^\\w\\s]``):
+The spans are exactly those of ``re.finditer(WORD_PATTERN, text)``
+(``[^\\W_]+(?:['’][^\\W_]+)?|[^\\w\\s]``):
 
-* ``\\s`` and ``str.split()`` use the same whitespace test, and no token holds
-  whitespace, so the tokens of a text are those of its chunks, in order;
-* ``[^\\W_]`` is ``str.isalnum`` (sre's ``\\w`` is that test or ``_``): a chunk
-  whose characters are all alphanumeric is one token;
-* a one-character chunk that is not alphanumeric is a mark, unless it is ``_``
-  (in no token at all);
-* an alphanumeric run followed (or preceded) by one such character splits into
-  the run and the mark: an apostrophe joins two words only with a word after it;
-* a NUL (the stream's sentence boundary) is a mark and never part of a word, so
-  spacing it apart changes no token and makes its neighbours chunks of their own.
+* ``[^\\W_]`` is ``str.isalnum`` (sre's ``\\w`` is that test or ``_``) and
+  ``\\s`` is ``str.isspace``; a character of neither kind is a mark, except
+  ``_`` (in no token at all);
+* a word is a maximal alphanumeric run; the pattern extends it by an
+  apostrophe and the whole next run, then starts again after that run, so in
+  a chain of runs joined by single apostrophes the 1st and 2nd run form one
+  word, the 3rd and 4th the next, and the apostrophes between pairs are marks;
+* every mark (an apostrophe that joins nothing included) is a token of one
+  character.
 
-``tests/guard/test_tokens.py`` checks the equality on random Unicode text and
-the two character tests on every code point.
+``tests/guard/test_tokens.py`` checks the spans against the pattern on random
+Unicode text, the character tests on every code point, and the keys against
+:func:`word_keys` of the token strings.
+
+A key is ``sum(code[i] * BASE**i) + length * _LENGTH_MIX`` modulo 2**64, then
+mixed (a 64-bit finalizer, so the low bits that pick a hash-table slot depend on
+every bit). ``BASE`` is odd and drawn from the process's string-hash seed:
+as with ``hash``, keys differ between processes (the detector's tables are
+built from its vocabulary when it loads, by :func:`word_keys`, and never
+stored) and are the same under one ``PYTHONHASHSEED``.
 """
 
 from __future__ import annotations
 
-import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .features import WORD_PATTERN
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["tokenize"]
+__all__ = ["Spans", "spans", "tokenize", "word_keys"]
 
-_FINDALL = re.compile(WORD_PATTERN).findall
-_NUL = "\x00"
+Keys = npt.NDArray[np.uint64]
+Ints = npt.NDArray[np.int64]
+
+# Character classes. UNKNOWN: not classified yet (the table is filled on first sight of a code point).
+_SPACE, _WORD, _UNDERSCORE, _MARK, _APOSTROPHE, _UNKNOWN = 0, 1, 2, 3, 4, 255
+_CODE_POINTS = 0x110000
+_classes = np.full(_CODE_POINTS, _UNKNOWN, dtype=np.uint8)
+_lock = threading.Lock()
+
+_BASE = np.uint64((hash("pagewarden.guard.tokens") * 2 + 1) % (1 << 64))
+_LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
+# splitmix64's finalizer constants.
+_FINAL_1 = np.uint64(0xBF58476D1CE4E5B9)
+_FINAL_2 = np.uint64(0x94D049BB133111EB)
+
+
+def _classify(code: int) -> int:
+    char = chr(code)
+    if char.isalnum():
+        return _WORD
+    if char == "_":
+        return _UNDERSCORE
+    if char.isspace():
+        return _SPACE
+    return _APOSTROPHE if char in "'’" else _MARK
+
+
+def _class_of(codes: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint8]:
+    # np.take: a fancy index converts the uint32 indices first and is twice as slow here.
+    classes: npt.NDArray[np.uint8] = np.take(_classes, codes)
+    unknown = classes == _UNKNOWN
+    if unknown.any():
+        # Only code points never seen by this process are classified in Python, each once.
+        with _lock:
+            for code in np.unique(codes[unknown]).tolist():
+                _classes[code] = _classify(code)
+        classes = np.take(_classes, codes)
+    return classes
+
+
+def _code_points(text: str) -> npt.NDArray[np.uint32]:
+    # surrogatepass: a lone surrogate stays one code point (one index, as in the str).
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _inverse(odd: int) -> int:
+    """The inverse of an odd number modulo 2**64 (Newton's iteration doubles the correct low bits)."""
+    inverse = odd  # correct to 3 bits: odd * odd = 1 modulo 8
+    for _ in range(5):
+        inverse = inverse * (2 - odd * inverse) % (1 << 64)
+    return inverse
+
+
+_INVERSE = np.uint64(_inverse(int(_BASE)))
+# Power tables up to this many code points are kept for the process (2 MiB each); a longer
+# text gets tables of its own.
+_KEPT = 1 << 18
+_tables = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+
+
+def _power(base: np.uint64, size: int) -> Keys:
+    table = np.empty(size, dtype=np.uint64)
+    table[0] = 1
+    # The product wraps modulo 2**64, as the key's arithmetic does.
+    np.cumprod(np.full(size - 1, base, dtype=np.uint64), out=table[1:])
+    return table
+
+
+def _power_tables(length: int) -> tuple[Keys, Keys]:
+    """BASE**i and BASE**-i modulo 2**64 for i < ``length`` (at least)."""
+    global _tables
+    tables = _tables
+    if len(tables[0]) < length:
+        size = max(length, min(2 * len(tables[0]), _KEPT), 1024)
+        tables = (_power(_BASE, size), _power(_INVERSE, size))
+        if size <= _KEPT:
+            _tables = tables
+    return tables
+
+
+def _keys(codes: npt.NDArray[np.uint32], starts: Ints, ends: Ints) -> Keys:
+    """The key of each span ``codes[starts[i]:ends[i]]``.
+
+    With the prefix sums ``S[j] = sum(code[k] * BASE**k for k < j)``, a span's
+    polynomial is ``(S[end] - S[start]) * BASE**-start``: two passes over the
+    text and a few operations per span, whatever the spans' lengths.
+    """
+    size = len(codes)
+    powers, inverses = _power_tables(size + 1)
+    prefix = np.empty(size + 1, dtype=np.uint64)
+    prefix[0] = 0
+    np.multiply(codes, powers[:size], out=prefix[1:])
+    np.cumsum(prefix[1:], out=prefix[1:])
+    with np.errstate(over="ignore"):
+        key: Keys = ((prefix[ends] - prefix[starts]) * inverses[starts]
+                     + (ends - starts).astype(np.uint64) * _LENGTH_MIX)
+        key ^= key >> np.uint64(30)
+        key *= _FINAL_1
+        key ^= key >> np.uint64(27)
+        key *= _FINAL_2
+        key ^= key >> np.uint64(31)
+    return key
+
+
+def word_keys(words: Sequence[str]) -> Keys:
+    """The key of each word: equal to the key of a token with that text."""
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    ends = np.cumsum(lengths)
+    return _keys(_code_points("".join(words)), ends - lengths, ends)
+
+
+@dataclass(frozen=True, slots=True)
+class Spans:
+    """The tokens of a text: ``starts[i]:ends[i]`` is token ``i``, ``word[i]`` whether it is a word (not a mark)."""
+
+    starts: Ints
+    ends: Ints
+    word: npt.NDArray[np.bool_]
+    keys: Keys
+    first: npt.NDArray[np.uint32]  # each token's first code point
+
+
+def spans(text: str) -> Spans:
+    """The spans and keys of the tokens of ``text``: the matches of ``re.finditer(WORD_PATTERN, text)``."""
+    codes = _code_points(text)
+    classes = _class_of(codes)
+    alnum = classes == _WORD
+    size = len(codes)
+    # Alphanumeric runs, and the apostrophes that join two of them into one word.
+    padded = np.zeros(size + 2, dtype=np.bool_)
+    padded[1:-1] = alnum
+    run_starts = np.flatnonzero(padded[1:-1] & ~padded[:-2])
+    joins = np.zeros(size, dtype=np.bool_)
+    if len(run_starts) > 1 and bool((classes == _APOSTROPHE).any()):
+        before = run_starts - 1
+        linked = (before >= 1) & (classes[np.maximum(before, 0)] == _APOSTROPHE) & padded[np.maximum(before, 0)]
+        # A run's place in its chain of linked runs: odd places join the run before them.
+        index = np.arange(len(run_starts), dtype=np.int64)
+        chain_start = np.maximum.accumulate(np.where(linked, 0, index))
+        joins[before[linked & ((index - chain_start) % 2 == 1)]] = True
+    in_word = alnum | joins
+    marks = ((classes == _MARK) | (classes == _APOSTROPHE)) & ~joins
+    padded[1:-1] = in_word
+    starts = np.flatnonzero(marks | (in_word & ~padded[:-2]))
+    ends = np.flatnonzero(marks | (in_word & ~padded[2:])) + 1
+    return Spans(starts, ends, alnum[starts], _keys(codes, starts, ends), codes[starts])
 
 
 def tokenize(text: str) -> list[str]:
-    """The tokens of ``text``: exactly ``re.findall(WORD_PATTERN, text)``."""
-    if _NUL in text:
-        text = text.replace(_NUL, " \x00 ")
-    tokens: list[str] = []
-    append = tokens.append
-    for chunk in text.split():
-        if chunk.isalnum():
-            append(chunk)
-        elif len(chunk) == 1:
-            if chunk != "_":
-                append(chunk)
-        elif chunk[:-1].isalnum():
-            append(chunk[:-1])
-            if chunk[-1] != "_":
-                append(chunk[-1])
-        elif chunk[1:].isalnum():
-            if chunk[0] != "_":
-                append(chunk[0])
-            append(chunk[1:])
-        else:
-            tokens += _FINDALL(chunk)
-    return tokens
+    """The tokens of ``text`` as strings: exactly ``re.findall(WORD_PATTERN, text)``."""
+    found = spans(text)
+    return [text[start:end] for start, end in zip(found.starts.tolist(), found.ends.tolist(), strict=True)]
