@@ -37,6 +37,8 @@ MAX_REASON_CHARS = 200
 _UNIT_REACH = 320
 # Above this many needle hits in one text, find candidates with the anchor regex.
 _MAX_NEEDLE_HITS = 256
+# What ends a rule unit. The definition: _last_boundary and _next_boundary find its matches faster,
+# and tests/guard/test_scan_units.py compares them with it.
 _BOUNDARY = re.compile(r"\n|[.!?](?=\s|$)|[。！？]")
 
 

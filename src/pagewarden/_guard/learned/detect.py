@@ -43,7 +43,8 @@ from .features import (
     window_tokens,
 )
 from .model import Detector, Thresholds, logit
-from .stream import Stream, build_stream, word_hashes
+from .stream import Stream, build_stream
+from .tokens import word_keys
 
 __all__ = [
     "CATEGORY",
@@ -191,7 +192,7 @@ def _document_counts(stream: Stream, written: npt.NDArray[np.bool_], words: set[
     if not words:
         return {}
     distinct = sorted(words)
-    keys = word_hashes(distinct)
+    keys = word_keys(distinct)
     order = np.argsort(keys)
     keys = keys[order]
     document = stream.hashes[np.repeat(written, stream.cends - stream.cstarts)]

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..._errors import GuardFailed
 from .features import FUNCTIONAL_NAMES, LOCATION_NAMES, combined_vector
-from .stream import HashTable, cue_tables, imperative_table, pair_keys, word_hashes
+from .stream import HashTable, cue_tables, imperative_table, pair_keys
+from .tokens import word_keys
 
 __all__ = ["ARTIFACT_FORMAT", "SIZE_EDGES", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit",
            "sigmoid", "size_bucket"]
@@ -148,8 +149,8 @@ def _ngram_tables(data: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
     halves = "\n".join(pairs).replace(" ", "\n").split("\n") if pairs else []
     if len(halves) != 2 * len(pairs):
         raise ValueError("bigrams")
-    pair_table = pair_keys(word_hashes(halves[0::2]), word_hashes(halves[1::2]))
-    return (HashTable.build(word_hashes(words), word_weights, np.float64),
+    pair_table = pair_keys(word_keys(halves[0::2]), word_keys(halves[1::2]))
+    return (HashTable.build(word_keys(words), word_weights, np.float64),
             HashTable.build(pair_table, pair_weights, np.float64))
 
 

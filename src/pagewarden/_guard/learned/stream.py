@@ -40,7 +40,7 @@ from .features import (
 from .tokens import spans, word_keys
 
 __all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "imperative_table",
-           "pair_keys", "word_hashes"]
+           "pair_keys"]
 
 Keys = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
@@ -55,11 +55,6 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SENTENCE_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 # Powers of _MIX (modulo 2**64) for the polynomial key of a sentence (SENTENCE_TOKENS tokens at most).
 _POWERS = np.concatenate(([np.uint64(1)], np.cumprod(np.full(SENTENCE_TOKENS - 1, _MIX, dtype=np.uint64))))
-
-
-def word_hashes(words: Sequence[str]) -> Keys:
-    """The key of each word in this process (that of a token with its text)."""
-    return word_keys(words)
 
 
 def pair_keys(first: Keys, second: Keys) -> Keys:
@@ -147,7 +142,7 @@ def imperative_table() -> HashTable:
     """Action verbs and the lead words that may precede them (see ``features._imperative``)."""
     words = sorted(ACTION_WORDS | IMPERATIVE_LEAD)
     kinds = [ACTION if word in ACTION_WORDS else LEAD for word in words]
-    return HashTable.build(word_hashes(words), kinds, np.uint8)
+    return HashTable.build(word_keys(words), kinds, np.uint8)
 
 
 def cue_tables() -> tuple[HashTable, HashTable]:

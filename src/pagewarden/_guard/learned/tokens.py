@@ -39,6 +39,7 @@ stored) and are the same under one ``PYTHONHASHSEED``.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,7 +130,26 @@ def _power_tables(length: int) -> tuple[Keys, Keys]:
 
 
 def _keys(codes: npt.NDArray[np.uint32], starts: Ints, ends: Ints) -> Keys:
-    """The key of each span ``codes[starts[i]:ends[i]]``.
+    """The key of each span ``codes[starts[i]:ends[i]]`` (spans in text order, not overlapping).
+
+    A key does not depend on where its span starts, so a long text is keyed in
+    runs of spans of about ``_KEPT`` code points: the prefix sums and power
+    tables stay a few MiB whatever the document's size (a whole 5-million
+    character page would otherwise take 24 bytes a code point at once).
+    """
+    if len(codes) <= _KEPT or not len(starts):
+        return _run_keys(codes, starts, ends)
+    keys = np.empty(len(starts), dtype=np.uint64)
+    cuts = [0, *np.searchsorted(starts, np.arange(_KEPT, len(codes), _KEPT)).tolist(), len(starts)]
+    for first, last in itertools.pairwise(cuts):
+        if first < last:
+            low, high = int(starts[first]), int(ends[last - 1])
+            keys[first:last] = _run_keys(codes[low:high], starts[first:last] - low, ends[first:last] - low)
+    return keys
+
+
+def _run_keys(codes: npt.NDArray[np.uint32], starts: Ints, ends: Ints) -> Keys:
+    """The key of each span ``codes[starts[i]:ends[i]]``, all at once.
 
     With the prefix sums ``S[j] = sum(code[k] * BASE**k for k < j)``, a span's
     polynomial is ``(S[end] - S[start]) * BASE**-start``: two passes over the
