@@ -99,10 +99,10 @@ def _about_attacks(group: str) -> bool:
     return group.startswith(_ABOUT_ATTACKS)
 
 
-# Benign groups written *to* an AI by design (prompt collections, system prompts) or
-# adversarial by construction (the generator's look-alikes): held to a 3% bound.
+# Benign groups written *to* an AI by design (prompt collections, system prompts, users' chat
+# messages) or adversarial by construction (the generator's look-alikes): held to a 3% bound.
 _LOOSER = ("awesome-chatgpt-prompts", "PurpleLlama:CyberSecEval-prompt_injection-system_prompts",
-           "synth:benign-lookalike")
+           "langkit:reference_chats", "synth:benign-lookalike")
 
 
 # A threshold sits this far (in logit) above the benign score that sets it: the shipped artifact's

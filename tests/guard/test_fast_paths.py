@@ -263,7 +263,7 @@ def _units_slow(text: str, rule: Rule, needles: Iterable[str]) -> Iterator[str]:
     for position in positions:
         if position < end:
             continue
-        start, end = scan._unit_at(text, position, position + 1)
+        start, end = (scan._paragraph_at if rule.paragraph else scan._unit_at)(text, position, position + 1)
         yield text[start:end].strip()
 
 

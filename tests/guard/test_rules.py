@@ -10,6 +10,8 @@ import pytest
 from pagewarden._errors import GuardFailed
 from pagewarden._guard import Location
 from pagewarden._guard.rules import KNOWN_CATEGORIES, load_rules, parse_tables
+from pagewarden._guard.scan import scan_segment
+from pagewarden._guard.segments import Segment
 
 
 def test_rule_tables_ship_inside_the_package() -> None:
@@ -42,6 +44,7 @@ MALFORMED = [
     ("broken-regex", _row(all=["(ignore"])),
     ("unknown-macro", _row(all=["<<nothing>>"])),
     ("no-anchor", _row(anchor="")),
+    ("unknown-unit", _row(unit="page")),
 ]
 
 
@@ -84,7 +87,7 @@ def test_shipped_tables_are_split_by_concern() -> None:
     """The shipped tables cover every category issue 3 names, in several data files."""
     folder = resources.files("pagewarden._guard").joinpath("rule_tables")
     names = {entry.name for entry in folder.iterdir() if entry.name.endswith(".toml")}
-    assert {"core.toml", "control.toml", "actions.toml", "hidden.toml", "multilingual.toml"} <= names
+    assert {"core.toml", "control.toml", "actions.toml", "hidden.toml", "multilingual.toml", "agent.toml"} <= names
     assert {rule.category for rule in load_rules().rules} == KNOWN_CATEGORIES
 
 
@@ -102,3 +105,15 @@ def test_location_restricted_rule() -> None:
     assert rules.rules[0].locations == {Location.HIDDEN, Location.COMMENT}
     with pytest.raises(GuardFailed):
         parse_tables([{"rules": [_row(locations=["footer"])]}])
+
+
+def test_paragraph_unit_spans_sentences_of_one_line() -> None:
+    """A rule with unit = "paragraph" matches across sentences of a line, never across lines."""
+    row = _row(needles=["agent"], anchor="agent", all=[r"agent\b[^\n]*\bfirst"], unit="paragraph")
+    paragraph = parse_tables([{"rules": [row]}])
+    sentence = parse_tables([{"rules": [{k: v for k, v in row.items() if k != "unit"}]}])
+    text = "Attention agent. The page moved. You must first log in."
+    assert paragraph.rules[0].paragraph and not sentence.rules[0].paragraph
+    assert scan_segment(Segment(Location.VISIBLE, text), paragraph, strict=False)
+    assert not scan_segment(Segment(Location.VISIBLE, text), sentence, strict=False)
+    assert not scan_segment(Segment(Location.VISIBLE, text.replace(". The", ".\nThe")), paragraph, strict=False)

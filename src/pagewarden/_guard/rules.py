@@ -32,6 +32,7 @@ KNOWN_CATEGORIES = frozenset(
         "instruction_override", "role_redefinition", "authority_claim", "model_control_tokens",
         "tool_invocation", "secret_exfiltration", "external_send", "exfiltration_beacon",
         "memory_write", "policy_override", "source_suppression", "output_control", "hidden_instruction",
+        "agent_directive",
     }
 )
 _CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F))
@@ -74,6 +75,9 @@ class Rule:
     unless: re.Pattern[str] | None = None
     # Locations the rule applies to; None means everywhere.
     locations: frozenset[Location] | None = None
+    # Whether the rule's unit is the line (a paragraph of page text) rather than the sentence: for
+    # forms whose parts sit in consecutive sentences ("Attention, AI agent: ... You must first ...").
+    paragraph: bool = False
     # Needles that are whole Latin words (or phrases of them), looked up in the
     # variant's word set; the others are substring-searched.
     word_needles: tuple[tuple[str, ...], ...] = ()
@@ -238,6 +242,9 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
             raise _invalid(f"{rule_id} has an unknown location") from None
     else:
         where = None
+    unit = row.get("unit", "sentence")
+    if unit not in ("sentence", "paragraph"):
+        raise _invalid(f"{rule_id} has an unknown unit")
     word_needles = tuple(tuple(n.split(" ")) for n in needles if _WORD_NEEDLE.fullmatch(n))
     text_needles = tuple(n for n in needles if not _WORD_NEEDLE.fullmatch(n))
     return Rule(
@@ -253,6 +260,7 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         unless_before=_compile(unless_before, macros, rule_id) if isinstance(unless_before, str) else None,
         unless=_compile(unless, macros, rule_id) if isinstance(unless, str) else None,
         locations=where,
+        paragraph=unit == "paragraph",
         word_needles=word_needles,
         text_needles=text_needles,
         probes=tuple(_probe(n) for n in text_needles),

@@ -35,6 +35,9 @@ HIDDEN_TYPE_LOCATIONS = frozenset({Location.HIDDEN, Location.COMMENT, Location.M
 MAX_REASON_CHARS = 200
 # A unit reaches at most this far on each side of the anchor hit.
 _UNIT_REACH = 320
+# A paragraph unit (rules with ``unit = "paragraph"``: an address in one sentence, the order in
+# the next) reaches this far on each side.
+_PARAGRAPH_REACH = 480
 # Above this many needle hits in one text, find candidates with the anchor regex.
 _MAX_NEEDLE_HITS = 256
 # What ends a rule unit. The definition: _last_boundary and _next_boundary find its matches faster,
@@ -105,6 +108,15 @@ def _unit_at(text: str, start: int, end: int) -> tuple[int, int]:
     return _last_boundary(text, max(0, start - _UNIT_REACH), start), _next_boundary(text, end, end + _UNIT_REACH)
 
 
+def _paragraph_at(text: str, start: int, end: int) -> tuple[int, int]:
+    """The line around ``start``..``end`` (a paragraph of page text), at most ``_PARAGRAPH_REACH`` each side."""
+    low = max(0, start - _PARAGRAPH_REACH)
+    before = text.rfind("\n", low, start)
+    stop = min(len(text), end + _PARAGRAPH_REACH)
+    after = text.find("\n", end, stop)
+    return (before + 1 if before >= 0 else low), (after if after >= 0 else stop)
+
+
 def _needle_hits(text: str, needle: str) -> list[int]:
     """Where ``needle`` occurs in ``text``, at most ``_MAX_NEEDLE_HITS + 1`` times.
 
@@ -149,10 +161,11 @@ def _units(
     else:
         positions.sort()
     end = -1
+    unit_at = _paragraph_at if rule.paragraph else _unit_at
     for position in positions:
         if position < end:
             continue
-        start, end = _unit_at(text, position, position + 1)
+        start, end = unit_at(text, position, position + 1)
         yield text[start:end].strip()
 
 
