@@ -32,7 +32,7 @@ KNOWN_CATEGORIES = frozenset(
         "instruction_override", "role_redefinition", "authority_claim", "model_control_tokens",
         "tool_invocation", "secret_exfiltration", "external_send", "exfiltration_beacon",
         "memory_write", "policy_override", "source_suppression", "output_control", "hidden_instruction",
-        "agent_directive",
+        "agent_directive", "risky_action",
     }
 )
 _CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F))
