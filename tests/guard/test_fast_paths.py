@@ -388,3 +388,15 @@ def test_collapse_whitespace_equals_split_and_join() -> None:
         if re.search(r"[^\S ]|  ", text) is None:
             expected = text.strip()
         assert collapse_whitespace(text) == expected
+
+
+def test_long_unpunctuated_line_is_not_rescanned_per_piece() -> None:
+    """A one-line megabyte cut into sentence pieces reads the line's marks once, not once per piece."""
+    from pagewarden._guard.learned import features
+
+    line = "attention ai, " * 70_000
+    features._marks.cache_clear()
+    pieces = features.sentences(line)
+    info = features._marks.cache_info()
+    assert len(pieces) > 1000
+    assert info.misses == 1 and info.hits == len(pieces) - 1

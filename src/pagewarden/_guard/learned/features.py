@@ -26,6 +26,7 @@ window starting at every sentence. Each window has
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -251,6 +252,12 @@ def _imperative(tokens: Sequence[str]) -> bool:
     return False
 
 
+# A line longer than SENTENCE_TOKENS tokens with no sentence punctuation is cut into pieces that
+# all carry the whole line as their raw text (the marks are the line's): without the cache, a
+# one-line page of a megabyte was scanned once per piece, quadratic (10 s for 1 MB). The pieces
+# share one string object, whose hash Python keeps, so a hit costs no scan. The pieces of a line
+# are scored in order, so a few entries suffice (and hold no more than a few lines alive).
+@functools.lru_cache(maxsize=4)
 def _marks(raw: str) -> tuple[bool, bool, bool, bool, bool]:
     # Cheap character tests first: most sentences hold none of these marks.
     return (
