@@ -12,7 +12,6 @@ built here from escaped text only: nothing in a PDF becomes Markdown syntax.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -100,10 +99,12 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
 
 def body_size(pages: tuple[PageFacts, ...]) -> float:
     """The size most of the text is set in (median over characters, a line counting at most 200)."""
-    weights: Counter[float] = Counter()
+    # A plain dict and the line's fields by index: a Counter's += and a named tuple's attributes cost calls.
+    weights: dict[float, int] = {}
     for page in pages:
         for line in page.lines:
-            weights[round(line.size, 1)] += min(len(line.text), 200)
+            key = round(line[1], 1)  # the size
+            weights[key] = weights.get(key, 0) + min(len(line[0]), 200)  # the text
     total = sum(weights.values())
     if total == 0:
         return 10.0
