@@ -93,7 +93,12 @@ class HashTable:
               dtype: Any) -> HashTable:
         """A table of ``values`` under ``keys`` (a key given twice keeps its first value)."""
         key_array, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
-        value_array = np.array(values, dtype=dtype)[first]
+        return cls.place(key_array, np.array(values, dtype=dtype)[first])
+
+    @classmethod
+    def place(cls, key_array: Keys, value_array: npt.NDArray[Any]) -> HashTable:
+        """A table of ``value_array`` under ``key_array``, whose keys are distinct (no sort needed)."""
+        dtype = value_array.dtype
         size = 1 << max(4, (8 * max(1, len(key_array)) - 1).bit_length())
         mask = np.uint64(size - 1)
         slots = np.zeros(size, dtype=np.uint64)
@@ -114,7 +119,7 @@ class HashTable:
             occupied[wanted[placed]] = True
             pending = pending[~placed]
             probes += 1
-        return cls(slots, stored, occupied, probes, bool(len(key_array)) and int(key_array[0]) == 0)
+        return cls(slots, stored, occupied, probes, bool((key_array == 0).any()))
 
     def lookup(self, queries: Keys) -> npt.NDArray[Any]:
         """The value of each query key, zero where a key is absent."""
@@ -158,8 +163,16 @@ def cue_tables() -> tuple[HashTable, HashTable]:
     """Unigram and bigram cue tables: each key's value is a bit mask of the cues it signals."""
     unigrams: dict[int, int] = {}
     bigrams: dict[int, int] = {}
-    for gram, cues in CUE_TABLE.items():
-        is_pair, key = gram_key(gram)
+    # Every gram's key (as gram_key gives it) from one word_keys and one pair_keys call: a call per
+    # gram cost a few hundredths of a second of model load.
+    halves = [gram.partition(" ") for gram in CUE_TABLE]
+    words = word_keys([first for first, _, _ in halves]).tolist()
+    pairs = [index for index, (_, space, _) in enumerate(halves) if space]
+    second = word_keys([halves[index][2] for index in pairs])
+    keys = dict(zip(pairs, pair_keys(np.array([words[i] for i in pairs], dtype=np.uint64), second).tolist(),
+                    strict=True))
+    for index, cues in enumerate(CUE_TABLE.values()):
+        is_pair, key = index in keys, keys.get(index, words[index])
         target = bigrams if is_pair else unigrams
         for cue in cues:
             target[key] = target.get(key, 0) | (1 << cue)
@@ -199,18 +212,36 @@ class GramTable:
 
     @classmethod
     def build(cls, weights: Items, cues: Items, verbs: Items | None = None) -> GramTable:
-        """The union of ``weights``, ``cues`` and ``verbs`` (each distinct keys and their values)."""
-        sources = [weights, cues] if verbs is None else [weights, cues, verbs]
-        keys = np.unique(np.concatenate([found for found, _ in sources]))
-        columns: list[npt.NDArray[Any]] = []
-        for (found, values), dtype in zip(sources, (np.float64, np.uint16, np.uint8), strict=False):
-            column = np.zeros(len(keys) + 1, dtype=dtype)
-            column[np.searchsorted(keys, found) + 1] = values
-            columns.append(column)
-        if verbs is None:
-            columns.append(np.zeros(len(keys) + 1, dtype=np.uint8))
-        index = HashTable.build(keys, np.arange(1, len(keys) + 1), np.int32)
-        return cls(index, columns[0], columns[1], columns[2])
+        """The union of ``weights`` (sorted distinct keys, as :func:`first_items` gives them), ``cues`` and
+        ``verbs`` (distinct keys each) with their values.
+
+        The rows are the weights' keys in order, then the few cue and verb
+        keys outside the vocabulary: the large key array is never sorted again
+        (model load time).
+        """
+        weight_keys, weight_values = weights
+        others = [cues] if verbs is None else [cues, verbs]
+        small = np.concatenate([found for found, _ in others])
+
+        def in_vocabulary(found: Keys) -> tuple[npt.NDArray[np.bool_], Ints]:
+            position = np.minimum(np.searchsorted(weight_keys, found), max(len(weight_keys) - 1, 0))
+            if not len(weight_keys):
+                return np.zeros(len(found), dtype=np.bool_), position
+            return weight_keys[position] == found, position
+
+        known, _ = in_vocabulary(small)
+        extra = np.unique(small[~known])
+        keys = np.concatenate((weight_keys, extra))
+        weight_column = np.zeros(len(keys) + 1, dtype=np.float64)
+        weight_column[1:len(weight_keys) + 1] = weight_values
+        cue_column = np.zeros(len(keys) + 1, dtype=np.uint16)
+        verb_column = np.zeros(len(keys) + 1, dtype=np.uint8)
+        columns: tuple[npt.NDArray[Any], ...] = (cue_column, verb_column)
+        for (found, values), column in zip(others, columns, strict=False):
+            inside, position = in_vocabulary(found)
+            column[np.where(inside, position, len(weight_keys) + np.searchsorted(extra, found)) + 1] = values
+        index = HashTable.place(keys, np.arange(1, len(keys) + 1, dtype=np.int32))
+        return cls(index, weight_column, cue_column, verb_column)
 
     def rows(self, queries: Keys) -> npt.NDArray[np.int32]:
         """The row of each query key (0 where the key is absent)."""
