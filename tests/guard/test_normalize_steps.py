@@ -135,3 +135,7 @@ def test_shaped_words_are_the_words_of_a_trigger_shape() -> None:
     expected = {w for w in re.findall("[a-z]+", text) if (w[0], w[-1], len(w)) in shapes}
     assert obfuscation._shaped_words(text.encode("ascii", "replace")) == expected
     assert restore_scrambled(text) == restore_scrambled(text, frozenset(re.findall("[a-z]+", text)))
+    # A long text takes its candidates from the array scan, a short one from its word set: same result.
+    long = (text + " ") * 40
+    assert len(long) >= obfuscation._SHAPED_CHARS
+    assert restore_scrambled(long) == restore_scrambled(text + " ") * 40

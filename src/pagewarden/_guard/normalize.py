@@ -181,6 +181,10 @@ def _words(tracker: _Tracker, words: frozenset[str] | None) -> frozenset[str] | 
     return words | latin_words("\n".join(lines[i] for i in tracker.by_line))
 
 
+# Below this length lowering the whole text again costs no more than splitting and joining its lines.
+_SPLICE_CHARS = 32768
+
+
 def _lower(tracker: _Tracker, lowered: str | None) -> str:
     """``tracker.text.lower()``, from ``lowered`` (the original text lower-cased) and the changed lines.
 
@@ -190,7 +194,7 @@ def _lower(tracker: _Tracker, lowered: str | None) -> str:
     feed, and the final-sigma context stops at one), and a line no step
     marked is the original line, so only the marked lines are lowered.
     """
-    if lowered is None or not tracker.by_line:
+    if lowered is None or not tracker.by_line or len(lowered) < _SPLICE_CHARS:
         return tracker.text.lower()
     lines = tracker.lines()
     lowered_lines = lowered.split("\n")

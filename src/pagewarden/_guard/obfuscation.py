@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -209,6 +209,10 @@ _SHAPE_TABLE = np.zeros((_LONGEST_SHAPE + 1) << 14, dtype=np.bool_)
 _SHAPE_TABLE[[len(w) << 14 | ord(w[0]) << 7 | ord(w[-1]) for w in SCRAMBLE_WORDS]] = True
 
 
+# Texts at least this long have their trigger-shaped words found with array passes (_shaped_words).
+_SHAPED_CHARS = 2048
+
+
 def _shaped_words(data: bytes) -> set[str]:
     """The runs of ``a-z`` in ``data`` (a text's ASCII encoding) with the first letter, last letter and length of a
     core trigger word.
@@ -231,13 +235,17 @@ def _shaped_words(data: bytes) -> set[str]:
 def restore_scrambled(text: str, words: frozenset[str] | None = None, encoded: AsciiBytes | None = None) -> str:
     """Restore core trigger words whose middle letters were shuffled ("ignroe" -> "ignore").
 
-    Only the words of ``text`` are looked at (``words`` is not needed): a word
-    the substitution below can replace is a whole ``\\b``-bounded run of
-    ``a-z`` in the text, so words absent from it cannot change the result.
+    A long text's words are taken from the text itself rather than ``words``:
+    a word the substitution below can replace is a whole ``\\b``-bounded run
+    of ``a-z`` in the text, so words absent from it cannot change the result.
     """
-    del words
+    if len(text) >= _SHAPED_CHARS:
+        candidates: Iterable[str] = _shaped_words(text.encode("ascii", "replace") if encoded is None else encoded(text))
+    else:
+        # A short text: the array passes cost more than testing its few words.
+        candidates = latin_words(text, encoded) if words is None else words
     found: dict[str, str] = {}
-    for word in _shaped_words(text.encode("ascii", "replace") if encoded is None else encoded(text)):
+    for word in candidates:
         if len(word) > 3 and (word[0], word[-1], len(word)) in _SHAPES:
             restored = _SCRAMBLED.get(_scramble_key(word))
             if restored is not None and restored != word:
