@@ -146,3 +146,95 @@ async def test_dom_bound_fires_while_the_page_is_still_loading(site: FixtureServ
         with pytest.raises(ResponseTooLarge) as caught:
             await render(small, site.url("/early_bomb"))
     assert caught.value.reason == "browser_dom_too_large"
+
+
+# (case, a script that makes frames past the bound by other means than markup)
+SCRIPT_FRAMES = [
+    ("loop", "for (let i = 0; i < 1000; i++) { const f = document.createElement('iframe'); f.src = '/fr?' + i;"
+             " document.body.appendChild(f); }"),
+    ("timers", "let n = 0; function more() { for (let i = 0; i < 50; i++) { const f = document.createElement("
+               "'iframe'); f.src = '/fr?' + (n++); document.body.appendChild(f); } if (n < 1000) setTimeout(more, 0);"
+               " } more();"),
+    ("about_blank", "for (let i = 0; i < 1000; i++) document.body.appendChild(document.createElement('iframe'));"),
+    ("srcdoc", "for (let i = 0; i < 1000; i++) { const f = document.createElement('iframe');"
+               " f.srcdoc = '<p>x</p>'; document.body.appendChild(f); }"),
+    # Each srcdoc frame makes three like itself: the main document never holds more than one frame.
+    ("nested", "window.__src = '<p>n</p><script>for (let i = 0; i < 3; i++) {"
+               " const f = document.createElement(\"iframe\"); f.srcdoc = top.__src;"
+               " document.body.appendChild(f); }<' + '/script>'; const f = document.createElement('iframe');"
+               " f.srcdoc = window.__src; document.body.appendChild(f);"),
+]
+
+
+@pytest.fixture
+def script_stops(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records the outcome of every stop of a page's scripts at the frame bound."""
+    seen: list[bool] = []
+    original = FreshContext.stop_scripts
+
+    async def stop_scripts(self: FreshContext, *, timeout: float = 1.0) -> bool:
+        stopped = await original(self, timeout=timeout)
+        seen.append(stopped)
+        return stopped
+
+    monkeypatch.setattr(FreshContext, "stop_scripts", stop_scripts)
+    return seen
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("script", [c[1] for c in SCRIPT_FRAMES], ids=[c[0] for c in SCRIPT_FRAMES])
+async def test_frames_made_by_scripts_stop_the_page_at_the_bound(
+    pool: BrowserPool, site: FixtureServer, script_stops: list[bool], script: str
+) -> None:
+    """Frames made by script (loop, timers, about:blank, srcdoc, nested) stop the page at the bound; read truncated."""
+    site.add("/fr", headers=HTML, body=page("<p>a frame</p>"))
+    site.add("/script_frames", headers=HTML, body=page(f"<p>Before the frames.</p><script>{script}</script>"))
+    rendered = await render(pool, site.url("/script_frames"))
+    assert "Before the frames." in rendered.html
+    assert rendered.truncated
+    assert _FRAMES_CUT in rendered.limitations
+    # The browser counted the frames and the page took the stop: its scripts no longer run.
+    assert True in script_stops
+    # The read waited for its page's teardown.
+    assert pool.stats()["closing"] == 0, pool.stats()
+
+
+# (case, a script making frames in one call or by markup, the iframes the page may hold after it, truncated)
+MARKUP_FRAMES = [
+    # Under the bound nothing is refused, whichever way the frames are made.
+    ("loop_under_the_bound", "for (let i = 0; i < 150; i++) document.body.appendChild(document.createElement("
+                             "'iframe'));", 150, False),
+    ("inner_html_under_the_bound", "document.getElementById('d').innerHTML = '<iframe></iframe>'.repeat(150);",
+     150, False),
+    # One assignment of 1,000 frames, which no script termination interrupts, is refused whole.
+    ("inner_html", "document.getElementById('d').innerHTML = '<iframe></iframe>'.repeat(1000);", 0, True),
+    ("insert_adjacent_html", "document.body.insertAdjacentHTML('beforeend', '<IFRAME></IFRAME>'.repeat(1000));",
+     0, True),
+    # A fragment of 1,000 frames built off the page and inserted in one call: refused whole when it joins the page.
+    ("fragment", "const f = document.createDocumentFragment(); for (let i = 0; i < 1000; i++)"
+                 " f.appendChild(document.createElement('iframe')); document.body.appendChild(f);", 0, True),
+    # A page's own frames below the bound, built off the page: all kept.
+    ("subtree_under_the_bound", "const d = document.createElement('div'); for (let i = 0; i < 150; i++)"
+                                " d.appendChild(document.createElement('iframe')); document.body.append(d);",
+     150, False),
+    # document.write in a loop: the parser's frames stop one past the bound.
+    ("document_write", "for (let i = 0; i < 1000; i++) document.write('<iframe></iframe>');", MAX_FRAMES + 1, True),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("script", "held", "truncated"), [c[1:] for c in MARKUP_FRAMES], ids=[c[0] for c in MARKUP_FRAMES]
+)
+async def test_frames_past_the_bound_are_refused_in_the_page(
+    pool: BrowserPool, site: FixtureServer, script: str, held: int, truncated: bool
+) -> None:
+    """Past the bound, frame elements and frame markup are refused in the page (one big assignment whole)."""
+    site.add("/markup_frames", headers=HTML, body=page(
+        f"<p>Before the frames.</p><div id=d></div><script>{script}</script><p>After the script.</p>"
+    ))
+    rendered = await render(pool, site.url("/markup_frames"))
+    assert "Before the frames." in rendered.html
+    assert rendered.html.count("<iframe") == held
+    assert rendered.truncated is truncated
+    assert (_FRAMES_CUT in rendered.limitations) is truncated

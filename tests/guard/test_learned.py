@@ -231,6 +231,17 @@ def test_hash_table_finds_every_key_and_nothing_else() -> None:
     assert not table.lookup(absent).any()
 
 
+def test_hash_table_with_a_zero_key() -> None:
+    """A stored key 0 (the key of an empty slot) is found, and keys placed past its slot are still found."""
+    # The table has 64 slots (eight per key, rounded up): 0, 128, 256 and 384 all want slot 0 and run past it.
+    keys = [0, 128, 256, 384, 1, 129, 5]
+    table = HashTable.build(keys, [float(i + 1) for i in range(len(keys))], float)
+    assert table.zero_key
+    assert table.lookup(np.array(keys, dtype=np.uint64)).tolist() == [float(i + 1) for i in range(len(keys))]
+    assert not table.lookup(np.array([512, 640, 2, 130], dtype=np.uint64)).any()
+    assert not HashTable.build(keys[1:], [1.0] * 6, float).zero_key
+
+
 def test_document_counts_of_windows_without_content_words() -> None:
     """Candidate windows with no content words (only short or stop words) count nothing and do not fail."""
     stream = build_stream([(0, "Do it now. Go on, do it! " * 30)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -121,3 +122,20 @@ def test_leet_needs_mixed_tokens() -> None:
 def test_scrambled_words_restored_only_for_trigger_words() -> None:
     """Scrambled middles are restored for the core trigger words only."""
     assert restore_scrambled("ignroe the wrod") == "ignore the wrod"
+
+
+def test_shaped_words_are_the_words_of_a_trigger_shape() -> None:
+    """The array scan finds exactly the a-z runs shaped like a trigger word (first, last letter, length)."""
+    from pagewarden._guard import obfuscation
+
+    assert max(map(len, obfuscation.SCRAMBLE_WORDS)) < obfuscation._LONGEST_SHAPE
+    text = ("ignroe the isntructions, ignore é-ignroe ignroeé previous_x pervious " * 3
+            + "a" * 40 + " systme! rulse? abvoe instructionsinstructions ieeeee")
+    shapes = {(w[0], w[-1], len(w)) for w in obfuscation.SCRAMBLE_WORDS}
+    expected = {w for w in re.findall("[a-z]+", text) if (w[0], w[-1], len(w)) in shapes}
+    assert obfuscation._shaped_words(text.encode("ascii", "replace")) == expected
+    assert restore_scrambled(text) == restore_scrambled(text, frozenset(re.findall("[a-z]+", text)))
+    # A long text takes its candidates from the array scan, a short one from its word set: same result.
+    long = (text + " ") * 40
+    assert len(long) >= obfuscation._SHAPED_CHARS
+    assert restore_scrambled(long) == restore_scrambled(text + " ") * 40

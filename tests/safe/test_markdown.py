@@ -141,3 +141,26 @@ def test_top_level_list_items_are_separate_units() -> None:
     units = render_units("- a\n- b\n- c")
     assert [u.text for u in units] == ["- a", "- b", "- c"]
     assert [u.separator for u in units] == ["\n\n", "\n", "\n"]
+
+
+# The escapes as first written: a character class and lookbehinds before the character, and one line at a time.
+_SPECIAL_AS_WRITTEN = (
+    r"[\\`*\[\]]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]{1,32};)|~(?=~)|(?<=~)~"
+)
+
+
+def test_escapes_equal_their_line_by_line_definition() -> None:
+    """escape_text and plain_text_markdown give what the per-line, character-class form gives, on random text."""
+    import random
+    import re
+
+    from pagewarden._safe.render import _escape_line_starts, escape_text, plain_text_markdown
+
+    special = re.compile(_SPECIAL_AS_WRITTEN)
+    alphabet = [*"ab1Z9é_~&#;<>/!?*[]`\\-=+|.) \t\r\n\x0b\u2028\u0085", "\n", "  ", "&amp;", "~~", "__"]
+    rng = random.Random(16)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert escape_text(text) == special.sub(r"\\\g<0>", text)
+        by_line = "\n".join(_escape_line_starts(special.sub(r"\\\g<0>", line.strip())) for line in text.split("\n"))
+        assert plain_text_markdown(text) == by_line

@@ -43,7 +43,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from .._egress import PinningProxy, ProxySession
 from .._errors import UnknownError
-from .observer import observer_source
+from .observer import MAX_FRAMES, observer_source
 from .policy import BrowserPolicy
 from .routing import ABORT_ERROR_CODE, PageGuard, init_script
 from .settle import DomProbe
@@ -53,6 +53,8 @@ __all__ = ["CLOSE_TIMEOUT", "FreshContext", "ReadHooks"]
 CLOSE_TIMEOUT: Final = 3.0
 # Seconds a close waits for the page's renderer to die after it was told to (see close(stop_page=True)).
 _CRASH_WAIT: Final = 0.5
+# Seconds a page has to take the script stop at the frame bound (see stop_scripts()).
+_STOP_SCRIPTS_WAIT: Final = 1.0
 # Seconds a spare's renderer has to answer before it is given to a read (see responsive()).
 _RESPONSIVE_TIMEOUT: Final = 1.0
 _VIEWPORT: Final = {"width": 1280, "height": 720}
@@ -69,11 +71,13 @@ class ReadHooks:
         on_crash: Callable[[], None],
         on_request: Callable[[Request], None],
         on_response: Callable[[Response], None],
+        on_frames: Callable[[int], None] | None = None,
     ) -> None:
         self.guard = guard
         self.on_crash = on_crash
         self.on_request = on_request
         self.on_response = on_response
+        self.on_frames = on_frames
 
 
 class FreshContext:
@@ -105,6 +109,10 @@ class FreshContext:
         # Requests in flight and when one last started or ended (anyio time): settle's network signal.
         self.inflight = 0
         self.network_at = anyio.current_time()
+        # Frames attached in the read's page (nested ones and script-made ones too), and whether its scripts
+        # were stopped at the frame bound (see stop_scripts()).
+        self.frames = 0
+        self.scripts_stopped = False
 
     @classmethod
     async def create(
@@ -168,6 +176,7 @@ class FreshContext:
         page.on("response", self._page_response)
         cdp = self.cdp = await context.new_cdp_session(page)
         cdp.on("Network.dataReceived", self._network_data)
+        cdp.on("Page.frameAttached", self._frame_attached)
         await cdp.send("Network.enable")
         # Page.enable is needed for the script to run; it installs the settle observer in its
         # isolated world as each document is created.
@@ -236,6 +245,37 @@ class FreshContext:
         # The proxy cuts this read's connections at its deadline.
         self.session.deadline = None if math.isinf(deadline) else deadline
         return self.page
+
+    async def stop_scripts(self, *, timeout: float = _STOP_SCRIPTS_WAIT) -> bool:
+        """Stop the page where it stands: end its running script, run no more of its scripts, stop its loading.
+
+        Used at the frame bound (:data:`.observer.MAX_FRAMES` frames attached, counted from the browser's
+        ``Page.frameAttached`` events, so frames made by markup, script loops, timers, ``srcdoc`` or
+        ``about:blank`` and nested frames all count). ``Runtime.terminateExecution`` is carried out through
+        V8's interrupt, so a loop making frames stops between two iterations;
+        ``Emulation.setScriptExecutionDisabled`` keeps the page's timers, handlers and later scripts from
+        running (CDP evaluations in isolated worlds, the snapshot's, still run); ``Page.stopLoading`` stops
+        the parser and the navigations in flight, as ``window.stop()`` does. Returns whether the page took
+        the stop within ``timeout`` (a page inside one long native call, such as an ``innerHTML``
+        assignment of many frames, takes it only once that call returns). The termination ends whatever
+        script runs in the page's V8 isolate, a read's own isolated-world evaluation included: the caller
+        runs nothing of its own in the page meanwhile, or runs it again.
+        """
+        cdp = self.cdp
+        if self.scripts_stopped:
+            return True
+        if cdp is None or self.closed or self.crashed:
+            return False
+        with anyio.move_on_after(max(0.0, timeout)):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._send_quietly, cdp, "Runtime.terminateExecution")
+                tasks.start_soon(self._send_quietly, cdp, "Page.stopLoading")
+                try:
+                    await cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+                except PlaywrightError:
+                    return False
+                self.scripts_stopped = True
+        return self.scripts_stopped
 
     async def close(self, *, stop_page: bool = False) -> bool:
         """Close the context (shielded, bounded) and revoke its credentials; ``False`` if it would not close.
@@ -362,6 +402,13 @@ class FreshContext:
     def _page_response(self, response: Response) -> None:
         if self.hooks is not None:
             self.hooks.on_response(response)
+
+    def _frame_attached(self, _event: dict[str, Any]) -> None:
+        if self.hooks is None:
+            return
+        self.frames += 1
+        if self.frames == MAX_FRAMES + 1 and self.hooks.on_frames is not None:
+            self.hooks.on_frames(self.frames)
 
     def _network_data(self, event: dict[str, Any]) -> None:
         if self.hooks is not None:

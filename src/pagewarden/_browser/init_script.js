@@ -18,6 +18,7 @@
   const pendingName = __PAGEWARDEN_PENDING_NAME__;
   const timerLimitMs = __PAGEWARDEN_TIMER_LIMIT_MS__;
   const requestLimit = __PAGEWARDEN_REQUEST_LIMIT__;
+  const frameLimit = __PAGEWARDEN_FRAME_LIMIT__;
   const lock = (owner, name, value) => {
     // Non-writable and non-configurable, so the page cannot put the original back.
     try {
@@ -54,7 +55,128 @@
   }
   trackPendingWork(pendingName, timerLimitMs, requestLimit, lock);
   trackLazyContent(pendingName + "Lazy", lock);
+  capFrames(frameLimit, pendingName + "Frames", lock);
 })();
+
+// Frames past the frame bound: inserting into the page a frame element, or a subtree or markup holding frames
+// (through innerHTML, outerHTML, insertAdjacentHTML or document.write), throws when it would take this window
+// past frameLimit + 1 frames (one past the bound, so that the observer and the browser's count see the bound
+// passed and the read is marked truncated). A script loop or timer batches making frames thus stop at the
+// bound in the page itself, at once, rather than when the browser's count of attached frames reaches
+// pagewarden (which lags by seconds while the browser is busy making frames; see render.py), and one
+// assignment or subtree of a thousand frames, which no script termination could interrupt, makes none. The
+// cost on an ordinary page: a frame-tag check of each node inserted into the page (a selector query for a
+// subtree), one regular-expression scan of markup, and window.length (in a subframe, a walk of the page's
+// frames, so nested frames count) only when frames come. Refusals are counted under the pending name plus
+// "Frames" (the read marks itself truncated). Pristine realms get past this; the browser-side bound still
+// stops them.
+function capFrames(limit, countName, lock) {
+  let refused = 0;
+  // In a subframe, the frames of the whole page count (a flood of nested frames never puts many in one window):
+  // walked from the top window (length and indexed frames are readable across origins), up to the bound.
+  const inSubframe = globalThis.top !== globalThis;
+  const pageFrames = () => {
+    let total = 0;
+    try {
+      const stack = [globalThis.top];
+      while (stack.length > 0 && total <= limit) {
+        const frame = stack.pop();
+        const count = frame.length;
+        total += count;
+        for (let i = 0; i < count && total <= limit; i++) stack.push(frame[i]);
+      }
+    } catch (error) {
+      return globalThis.length;
+    }
+    return total;
+  };
+  const framesNow = () => (inSubframe ? pageFrames() : globalThis.length);
+  const refuse = () => {
+    refused += 1;
+    throw new DOMException("too many frames (refused by pagewarden)", "NotSupportedError");
+  };
+  lock(globalThis, countName, () => refused);
+  const FRAME_TAGS = "iframe,frame";
+  // Frames a node would bring: itself, or those of its subtree (a fragment or an element built off the page).
+  const framesIn = (node) => {
+    if (node === null || typeof node !== "object") return 0;
+    const name = node.nodeName;
+    if (name === "IFRAME" || name === "FRAME") return 1;
+    if (!node.firstElementChild || typeof node.querySelectorAll !== "function") return 0;
+    return node.querySelectorAll(FRAME_TAGS).length;
+  };
+  const FRAME_MARKUP = /<\s*i?frame[\s>/]/i;
+  const FRAME_MARKUP_ALL = /<\s*i?frame[\s>/]/gi;
+  // Markup: its frame tags are counted only when it holds one at all.
+  const tooManyIn = (value) => {
+    const text = String(value);
+    if (!FRAME_MARKUP.test(text)) return false;
+    return framesNow() + (text.match(FRAME_MARKUP_ALL) || []).length > limit + 1;
+  };
+  // nodeArgs: the index of the inserted node among the arguments, or null when every argument is one.
+  const wrapInsert = (owner, name, nodeArgs) => {
+    const original = owner && owner[name];
+    if (typeof original !== "function") return;
+    owner[name] = {
+      [name](...args) {
+        let incoming = 0;
+        if (nodeArgs === null) {
+          for (const arg of args) incoming += framesIn(arg);
+        } else {
+          incoming = framesIn(args[nodeArgs]);
+        }
+        // Only an insertion into the page makes frames: a tree built off the page is counted when it joins it.
+        if (incoming > 0 && this !== null && typeof this === "object" && this.isConnected) {
+          if (framesNow() + incoming > limit + 1) refuse();
+        }
+        return original.apply(this, args);
+      },
+    }[name];
+  };
+  const nodeProto = globalThis.Node && globalThis.Node.prototype;
+  wrapInsert(nodeProto, "appendChild", 0);
+  wrapInsert(nodeProto, "insertBefore", 0);
+  wrapInsert(nodeProto, "replaceChild", 0);
+  for (const kind of ["Element", "Document", "DocumentFragment", "CharacterData"]) {
+    const proto = globalThis[kind] && globalThis[kind].prototype;
+    for (const name of ["append", "prepend", "before", "after", "replaceWith", "replaceChildren"]) {
+      if (proto && Object.prototype.hasOwnProperty.call(proto, name)) wrapInsert(proto, name, null);
+    }
+  }
+  const elementProto = globalThis.Element && globalThis.Element.prototype;
+  wrapInsert(elementProto, "insertAdjacentElement", 1);
+  const wrapMarkup = (owner, name, index) => {
+    const original = owner && owner[name];
+    if (typeof original !== "function") return;
+    owner[name] = {
+      [name](...args) {
+        if (tooManyIn(args[index])) refuse();
+        return original.apply(this, args);
+      },
+    }[name];
+  };
+  wrapMarkup(elementProto, "insertAdjacentHTML", 1);
+  const documentProto = globalThis.Document && globalThis.Document.prototype;
+  wrapMarkup(documentProto, "write", 0);
+  wrapMarkup(documentProto, "writeln", 0);
+  for (const [kind, property] of [["Element", "innerHTML"], ["Element", "outerHTML"], ["ShadowRoot", "innerHTML"]]) {
+    const proto = globalThis[kind] && globalThis[kind].prototype;
+    const descriptor = proto && Object.getOwnPropertyDescriptor(proto, property);
+    if (!descriptor || typeof descriptor.set !== "function") continue;
+    const set = descriptor.set;
+    Object.defineProperty(proto, property, {
+      get: descriptor.get,
+      set: {
+        [property](value) {
+          if (tooManyIn(value)) refuse();
+          set.call(this, value);
+        },
+      }[property],
+      enumerable: descriptor.enumerable,
+      configurable: descriptor.configurable,
+    });
+  }
+}
 
 // Whether the page loads content as it is scrolled: elements it watches with IntersectionObserver and
 // scroll or wheel listeners on the window or the document. Exposed as a count under the pending name

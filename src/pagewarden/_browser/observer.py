@@ -35,6 +35,11 @@ keeps two things:
   DOMContentLoaded from coming, so the render ends the navigation itself when
   a probe reports the stop). Checked on every callback: ``window.length`` is a
   counter, and the parser yields (and the callback runs) every few frames.
+  A callback cannot run inside a script loop, so frames that scripts make are
+  bounded elsewhere: the init script refuses frame elements and frame markup
+  past the bound (``capFrames`` in ``init_script.js``), and the render counts
+  the frames the browser attaches and stops the page's scripts at the bound
+  (:meth:`.fresh.FreshContext.stop_scripts`).
 
 A probe is one ``Runtime.evaluate`` in that world answering
 ``[elements, ms since the last change, frames at the stop]`` (elements: the

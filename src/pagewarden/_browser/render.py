@@ -15,8 +15,12 @@ for the node bound (the observer of :mod:`.observer` has usually hidden an
 oversized document already), so a page that builds a huge DOM before
 DOMContentLoaded fails with ``browser_dom_too_large`` rather than at the
 navigation timeout. A page past the frame bound has its loading stopped by the
-observer; the navigation then ends on the probe's word and what was parsed is
-read, truncated. The context is closed on every path: success, policy
+observer, its further frames refused by the init script, and, once the browser
+has attached more than :data:`.observer.MAX_FRAMES` frames to it (counted from
+CDP ``Page.frameAttached``, so frames made by any means count), its running
+script terminated, its scripts disabled and its loading stopped
+(:meth:`.fresh.FreshContext.stop_scripts`); the navigation then ends, settle and
+scroll are skipped, and what the page holds is read, truncated. The context is closed on every path: success, policy
 error, crash, deadline, cancellation; after a failed read, with requests
 still in flight, or past the frame bound, its page's renderer is ended first (see
 :meth:`.fresh.FreshContext.close`), and a failed or frame-stopped read waits
@@ -34,9 +38,9 @@ bounded, so a page stuck in an infinite loop cannot hold the read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeVar
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
@@ -67,6 +71,9 @@ _DOM_CHECK_TIMEOUT: Final = 1.0
 _DOM_WATCH_START: Final = 0.25
 _DOM_WATCH_EVERY: Final = 0.15
 _DOM_WATCH_PROBE: Final = 1.0
+# Seconds a read waits for its page to take the stop at the frame bound.
+_STOP_WAIT: Final = 1.0
+_T = TypeVar("_T")
 BROWSER_LIMITATIONS: Final[tuple[str, ...]] = (
     "The page's JavaScript ran in an isolated, non-persistent browser context.",
     "Request routing and the egress proxy are application-level controls, not an OS sandbox.",
@@ -76,7 +83,8 @@ _SCROLL_CUT: Final = (
     "The page kept loading content as it was scrolled; reading stopped at the policy's scroll bound."
 )
 _FRAMES_CUT: Final = (
-    f"The page created more than {MAX_FRAMES} frames; its loading was stopped there, so what came after may be missing."
+    f"The page made more than {MAX_FRAMES} frames, or tried to; it was stopped there, so what came after may be"
+    " missing."
 )
 _REMOTE: Final = (
     "A remote browser rendered the page: its launch flags (WebRTC, DNS, QUIC) are not under pagewarden's control."
@@ -131,8 +139,12 @@ class _Read(ReadState):
     def __init__(self, pool: BrowserPool, lease: Lease, target: Target, nav_url: str, deadline: float) -> None:
         super().__init__(pool, lease, target, nav_url, deadline)
         self.scrolled = ScrollOutcome(0, False)
-        # Frames the document had when the observer stopped its loading at the frame bound (0: not stopped).
+        # Frames the page had when its loading was stopped at the frame bound (0: not stopped), and the
+        # browser's word that it passed the bound (see _on_frames).
         self.frames_stopped = 0
+        self.frames_hit = anyio.Event()
+        # Frame insertions the page's init script refused past the bound (see init_script.js, capFrames).
+        self.frames_refused = 0
 
     # -- the read ---------------------------------------------------------------------------
     async def run(self) -> RenderedPage:
@@ -166,7 +178,7 @@ class _Read(ReadState):
         fresh, prewarmed = await self.lease.fresh_context()
         self.fresh = fresh
         hooks = ReadHooks(self.guard, on_crash=self._on_crash, on_request=self._on_request,
-                          on_response=self._on_response)
+                          on_response=self._on_response, on_frames=self._on_frames)
         page = fresh.attach(hooks, deadline=self.deadline)
         fresh.session.on_fault = self._on_proxy_fault
         self.timings["queue"] = round(self.lease.waited * 1000, 1)
@@ -184,12 +196,16 @@ class _Read(ReadState):
         # for the next read, ~15 ms faster per read than starting it once the page is quiet; started
         # before navigation it slows this read's own loading by ~35 ms.)
         self.lease.warm_next()
-        await self._settle_and_scroll()
+        await self._watching_frames(self._settle_and_scroll)
         # A meta refresh or script navigation may have replaced the document.
         last = self.main_response or response
         if last is not response:
             self._check_response(last)
-        snap = await self._snapshot(page)
+        snap = await self._watching_frames(lambda: self._snapshot(page))
+        if snap is None:
+            # Cut at the frame bound: the page is stopped now (its running script terminated, the snapshot's
+            # own with it if it was running), so the snapshot is taken again.
+            snap = await self._snapshot(page)
         if self.stop_error is not None:
             raise self.stop_error
         try:
@@ -213,6 +229,7 @@ class _Read(ReadState):
         async with anyio.create_task_group() as watch:
             with anyio.CancelScope() as loading:
                 watch.start_soon(self._watch_dom_size, loading)
+                watch.start_soon(self._watch_frames, loading)
                 try:
                     response = await page.goto(self.nav_url, wait_until="domcontentloaded", timeout=timeout_ms)
                 except PlaywrightError as exc:
@@ -249,11 +266,59 @@ class _Read(ReadState):
             if sample is not None and sample.elements > self.policy.max_dom_nodes:
                 self._stop(self._dom_error())
                 return
-            if sample is not None and sample.frames_stopped and self.main_response is not None:
-                self.frames_stopped = sample.frames_stopped
+            stopped = sample.frames_stopped if sample is not None else 0
+            if (stopped or self.frames_hit.is_set()) and self.main_response is not None:
+                self.frames_stopped = self.frames_stopped or stopped
                 loading.cancel()
                 return
             await anyio.sleep(_DOM_WATCH_EVERY)
+
+    def _on_frames(self, count: int) -> None:
+        """The browser attached more than :data:`MAX_FRAMES` frames to the page: the read stops it and reads it."""
+        self.frames_stopped = self.frames_stopped or count
+        self.frames_hit.set()
+
+    async def _stop_scripts(self) -> None:
+        """Stop the page's scripts and loading (:meth:`.fresh.FreshContext.stop_scripts`), within the deadline."""
+        if self.fresh is not None and not self.fresh.scripts_stopped:
+            await self.fresh.stop_scripts(timeout=min(_STOP_WAIT, self._time_left() - _CLEANUP_RESERVE))
+
+    async def _watch_frames(self, loading: anyio.CancelScope) -> None:
+        """While the page loads: at the frame bound, stop the page and end the wait for DOMContentLoaded."""
+        await self.frames_hit.wait()
+        await self._stop_scripts()
+        # The stop keeps DOMContentLoaded from coming. The document's own response comes ahead of its frames;
+        # should it not be known yet, the DOM watch ends the wait once it is.
+        if self.main_response is not None:
+            loading.cancel()
+
+    async def _watching_frames(self, step: Callable[[], Awaitable[_T]]) -> _T | None:
+        """Run ``step`` while watching the frame bound; at the bound, stop the page and cut the step (``None``).
+
+        A page stopped at the bound runs no script and loads nothing more: settle and scroll have nothing
+        left to wait for, and a snapshot that the page's frames were starving is taken again at once.
+        """
+        if self.frames_hit.is_set():
+            await self._stop_scripts()
+            return None
+        result: list[_T] = []
+        failed: Exception | None = None
+        async with anyio.create_task_group() as tasks:
+
+            async def watch() -> None:
+                await self.frames_hit.wait()
+                await self._stop_scripts()
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(watch)
+            try:
+                result.append(await step())
+            except Exception as exc:
+                failed = exc  # raised below, outside the task group (which would wrap it in a group)
+            tasks.cancel_scope.cancel()
+        if failed is not None:
+            raise failed
+        return result[0] if result else None
 
     def _probe(self) -> DomProbe:
         if self.fresh is None:  # pragma: no cover - set by _open
@@ -267,8 +332,9 @@ class _Read(ReadState):
             raise self._fail(PlaywrightError("no browser context"))
         self.stage = "settle"
         begun = anyio.current_time()
+        probes = [fresh.probe(), fresh.probe()]
         await settle(
-            fresh.probe(),
+            probes[0],
             lambda: fresh.inflight,
             max_time=min(policy.settle_time, self._time_left()),
             quiet=policy.settle_quiet,
@@ -280,7 +346,7 @@ class _Read(ReadState):
         self.stage = "scroll"
         begun = anyio.current_time()
         self.scrolled = await scroll_for_lazy_content(
-            fresh.probe(),
+            probes[1],
             lambda: fresh.inflight,
             max_steps=policy.scroll_steps,
             max_time=min(policy.scroll_time, self._time_left() - _CLEANUP_RESERVE - policy.snapshot_timeout / 2),
@@ -291,6 +357,8 @@ class _Read(ReadState):
         )
         self.timings["scroll"] = self._ms(begun)
         self.timings["scroll_steps"] = float(self.scrolled.steps)
+        # Frames the init script refused past the bound (read with the page's pending-work count).
+        self.frames_refused = max(probe.frames_refused for probe in probes)
 
     def _snapshot_room(self) -> float:
         # The snapshot's clean-up after a timeout (detaching its CDP session) and our context close
@@ -350,7 +418,7 @@ class _Read(ReadState):
         limitations.extend(snap.limitations)
         if self.scrolled.truncated:
             limitations.append(_SCROLL_CUT)
-        if self.frames_stopped:
+        if self.frames_stopped or self.frames_refused:
             limitations.append(_FRAMES_CUT)
         refusals = self.fresh.session.ledger.by_reason if self.fresh is not None else {}
         self.timings["launched"] = 1.0 if self.lease.launched else 0.0
@@ -361,7 +429,7 @@ class _Read(ReadState):
             content_type=media_type(response),
             html=snap.html,
             node_count=snap.node_count,
-            truncated=snap.truncated or self.scrolled.truncated or self.frames_stopped > 0,
+            truncated=snap.truncated or self.scrolled.truncated or self.frames_stopped > 0 or self.frames_refused > 0,
             limitations=tuple(dict.fromkeys(limitations)),
             requests_blocked=self.guard.blocked_counts(),
             proxy_refusals=refusals,

@@ -34,6 +34,7 @@ from playwright.async_api import Dialog, Download, Error, Page, Request, Route, 
 from .._config import ReaderConfig
 from .._errors import InvalidInput, PagewardenError, ResponseTooLarge, UnsafeURL
 from .._net.urls import parse_target
+from .observer import MAX_FRAMES
 from .policy import BrowserPolicy
 
 __all__ = ["ABORT_ERROR_CODE", "REFUSED_PER_REQUEST", "PageGuard", "init_script"]
@@ -46,6 +47,7 @@ _PLACEHOLDER: Final = "__PAGEWARDEN_REFUSE__"
 _PENDING_PLACEHOLDER: Final = "__PAGEWARDEN_PENDING_NAME__"
 _TIMER_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_TIMER_LIMIT_MS__"
 _REQUEST_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_REQUEST_LIMIT__"
+_FRAME_LIMIT_PLACEHOLDER: Final = "__PAGEWARDEN_FRAME_LIMIT__"
 # Refused requests a page may make per request of its budget (5,000 under the default policy).
 REFUSED_PER_REQUEST: Final = 50
 
@@ -75,6 +77,7 @@ def init_script(policy: BrowserPolicy, pending_name: str = "__pagewardenPending"
         .replace(_PENDING_PLACEHOLDER, json.dumps(pending_name))
         .replace(_TIMER_LIMIT_PLACEHOLDER, str(round(policy.settle_time * 1000)))
         .replace(_REQUEST_LIMIT_PLACEHOLDER, str(policy.max_requests))
+        .replace(_FRAME_LIMIT_PLACEHOLDER, str(MAX_FRAMES))
     )
 
 

@@ -125,6 +125,8 @@ class DomProbe:
         self._pending_name = pending_name
         # The lazy-loading hook count read along with the last pending count (one round trip for both).
         self._lazy: int | None = None
+        # Frame insertions the init script refused past the frame bound, as of the last main-world read.
+        self.frames_refused = 0
         self._frame_id: str | None = None
         self._context_id: int | None = None
 
@@ -184,7 +186,9 @@ class DomProbe:
             return None
         if self._lazy is not None:
             return self._lazy
-        return (await self._main_world_counts(self._pending_name + "Lazy"))[0]
+        lazy, refused = await self._main_world_counts(self._pending_name + "Lazy", self._pending_name + "Frames")
+        self.frames_refused = max(self.frames_refused, refused or 0)
+        return lazy
 
     async def scroll_step(self, move: bool = True) -> bool | None:
         """Scroll one viewport down and let the page react; ``False`` at the bottom, ``None`` when it could not run.
@@ -223,7 +227,10 @@ class DomProbe:
         self._lazy = None
         if self._pending_name is None:
             return None
-        pending, self._lazy = await self._main_world_counts(self._pending_name, self._pending_name + "Lazy")
+        pending, self._lazy, refused = await self._main_world_counts(
+            self._pending_name, self._pending_name + "Lazy", self._pending_name + "Frames"
+        )
+        self.frames_refused = max(self.frames_refused, refused or 0)
         return pending
 
     async def _main_world_counts(self, *global_names: str) -> list[int | None]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-__all__ = ["byte_table", "code_unit_filter", "high_bytes", "may_hold", "view"]
+__all__ = ["AsciiBytes", "byte_table", "code_unit_filter", "high_bytes", "may_hold", "view"]
 
 
 def byte_table(classify: Callable[[int], int]) -> bytes:
@@ -32,8 +32,36 @@ def byte_table(classify: Callable[[int], int]) -> bytes:
     return bytes(classify(code) for code in range(256))
 
 
-def view(text: str, table: bytes, encoding: str = "ascii") -> bytes:
-    """``text`` as one byte per code point (``encoding``, others ``?``), translated through ``table``."""
+class AsciiBytes:
+    """``text.encode("ascii", "replace")`` of the last text asked for, kept for the next view of the same text.
+
+    Why: several normalization steps view the same working text (the word
+    set, letter spacing, delimiters, leetspeak), and on a text stored at two
+    bytes a character (Latin with a few curly quotes) each encoding is a slow
+    pass. A step's text is the same object as the previous step's unless a
+    step changed it, so an identity test is enough. One instance serves one
+    segment's normalization, never shared between threads.
+    """
+
+    __slots__ = ("_encoded", "_text")
+
+    def __init__(self) -> None:
+        self._text: str | None = None
+        self._encoded = b""
+
+    def __call__(self, text: str) -> bytes:
+        if self._text is not text:
+            self._text, self._encoded = text, text.encode("ascii", "replace")
+        return self._encoded
+
+
+def view(text: str, table: bytes, encoding: str = "ascii", encoded: AsciiBytes | None = None) -> bytes:
+    """``text`` as one byte per code point (``encoding``, others ``?``), translated through ``table``.
+
+    ``encoded`` (ASCII only) reuses the encoding of a text viewed before.
+    """
+    if encoded is not None and encoding == "ascii":
+        return encoded(text).translate(table)
     return text.encode(encoding, "replace").translate(table)
 
 

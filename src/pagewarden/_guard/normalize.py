@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .byteview import AsciiBytes
 from .decoders import (
     BLOB_LIMITS,
     BlobLimits,
@@ -70,7 +71,7 @@ _DECODE_STEPS: tuple[_Step, ...] = (
     ("url_decoded", decode_percent),
     ("invisible_control_removed", remove_invisible),
 )
-_WordStep = tuple[str, Callable[[str, frozenset[str] | None], str]]
+_WordStep = tuple[str, Callable[[str, frozenset[str] | None, AsciiBytes | None], str]]
 _COMPACT_STEPS: tuple[_WordStep, ...] = (
     ("letter_spacing_removed", collapse_letter_spacing),
     ("letter_delimiter_removed", remove_letter_delimiters),
@@ -180,14 +181,40 @@ def _words(tracker: _Tracker, words: frozenset[str] | None) -> frozenset[str] | 
     return words | latin_words("\n".join(lines[i] for i in tracker.by_line))
 
 
-def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None, lowered: str | None = None
-              ) -> list[Variant]:
+# Below this length lowering the whole text again costs no more than splitting and joining its lines.
+_SPLICE_CHARS = 32768
+
+
+def _lower(tracker: _Tracker, lowered: str | None) -> str:
+    """``tracker.text.lower()``, from ``lowered`` (the original text lower-cased) and the changed lines.
+
+    Why: a page with one non-breaking space or ellipsis has one line changed
+    by NFKC, and lower-casing the whole segment again is a pass over it.
+    Lower-casing works line by line (no case mapping makes or removes a line
+    feed, and the final-sigma context stops at one), and a line no step
+    marked is the original line, so only the marked lines are lowered.
+    """
+    if lowered is None or not tracker.by_line or len(lowered) < _SPLICE_CHARS:
+        return tracker.text.lower()
+    lines = tracker.lines()
+    lowered_lines = lowered.split("\n")
+    if len(lowered_lines) != len(lines) or len(tracker.by_line) * 4 > len(lines):
+        return tracker.text.lower()
+    for index in tracker.by_line:
+        lowered_lines[index] = lines[index].lower()
+    return "\n".join(lowered_lines)
+
+
+def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None, lowered: str | None = None,
+              encoded: AsciiBytes | None = None) -> list[Variant]:
     """Normalize ``text`` and return variants of its changed lines.
 
     ``words`` are the Latin words of ``text`` lower-cased; ``None`` marks
     decoded blob text, all of whose lines are new and kept. ``lowered`` is
-    ``text.lower()`` when the caller has it.
+    ``text.lower()`` when the caller has it; ``encoded`` holds the ASCII
+    encoding of the last text viewed (the word steps view one working text).
     """
+    encoded = AsciiBytes() if encoded is None else encoded
     tracker = _Tracker(text)
     # True while the working text is known to hold no invisible character (the
     # removal ran and no step changed the text since): the removal is then a
@@ -216,10 +243,10 @@ def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None, 
         if not changed:
             break
     # When no step changed the text (the usual page), its lower-case form is already known.
-    tracker.text = lowered if lowered is not None and tracker.text is text else tracker.text.lower()
+    tracker.text = lowered if lowered is not None and tracker.text is text else _lower(tracker, lowered)
     current = _words(tracker, words)
     for name, word_step in _COMPACT_STEPS:
-        tracker.apply(name, lambda value, step=word_step: step(value, current))  # type: ignore[misc]
+        tracker.apply(name, lambda value, step=word_step: step(value, current, encoded))  # type: ignore[misc]
     base_lines = tracker.lines()
     base_changed = {i: list(t) for i, t in tracker.by_line.items()}
     if words is None:
@@ -229,7 +256,7 @@ def _pipeline(text: str, prefix: tuple[str, ...], words: frozenset[str] | None, 
     current = _words(tracker, words)
     for name, word_step in _VARIANT_STEPS:
         extra = _Tracker(tracker.text, base_lines)
-        if extra.apply(name, lambda value, step=word_step: step(value, current)):  # type: ignore[misc]
+        if extra.apply(name, lambda value, step=word_step: step(value, current, encoded)):  # type: ignore[misc]
             merged = {i: base_changed.get(i, []) + t for i, t in extra.by_line.items()}
             for key, lines in _group(extra.lines(), merged, prefix).items():
                 groups.setdefault(key, []).extend(lines)
@@ -250,9 +277,11 @@ def normalize(text: str, blob_limits: BlobLimits = BLOB_LIMITS, *, words: frozen
     """
     literal = text.lower()
     result = [Variant(literal)]
+    # The steps that view a text as bytes share its ASCII encoding (the literal's, while no step changed it).
+    encoded = AsciiBytes()
     if words is None:
-        words = latin_words(literal)
-    result.extend(_pipeline(text, (), words, literal))
+        words = latin_words(literal, encoded)
+    result.extend(_pipeline(text, (), words, literal, encoded))
     blobs = decode_blobs(text, blob_limits)
     for technique, texts in (("base64_decoded", blobs.base64), ("hex_decoded", blobs.hex)):
         if texts:

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from .byteview import byte_table, view
+import numpy as np
+
+from .byteview import AsciiBytes, byte_table, view
 from .decoders import STEP_MAX_REPLACEMENTS
 from .lines import around_lines
 
@@ -99,56 +101,61 @@ def _resplit(joined: str) -> str:
     return " ".join(pieces)
 
 
-def collapse_letter_spacing(text: str, words: frozenset[str] | None = None) -> str:
+def collapse_letter_spacing(text: str, words: frozenset[str] | None = None, encoded: AsciiBytes | None = None
+                            ) -> str:
     """Join runs of 4..64 single letters separated by spaces ("i g n o r e" -> "ignore").
 
     ``words`` (the text's Latin words) lets prose without unusual one-letter
-    words skip the scan.
+    words skip the scan; ``encoded`` shares the text's ASCII encoding between steps.
     """
     if words is not None and len(words & _RARE_SINGLE) < 3:
         return text
-    if not may_be_spaced(text) or _SPACED_HINT.search(text) is None:
+    if not may_be_spaced(text, encoded) or _SPACED_HINT.search(text) is None:
         return text
     return _SPACED_RUN.sub(lambda m: _resplit(m.group().replace(" ", "").replace("\t", "")), text,
                            count=STEP_MAX_REPLACEMENTS)
 
 
-def may_be_spaced(text: str) -> bool:
+def may_be_spaced(text: str, encoded: AsciiBytes | None = None) -> bool:
     """False only when ``text`` provably holds no letter spacing (no four letters with a space or tab between each).
 
     Both spacing patterns need that shape; finding it in a byte view costs a
     fraction of the regex search it saves on ordinary prose.
     """
-    return _SPACED_SHAPE.search(view(text, _SPACED_BYTES)) is not None
+    return _SPACED_SHAPE.search(view(text, _SPACED_BYTES, encoded=encoded)) is not None
 
 
-def remove_letter_delimiters(text: str, words: frozenset[str] | None = None) -> str:
+def remove_letter_delimiters(text: str, words: frozenset[str] | None = None, encoded: AsciiBytes | None = None
+                             ) -> str:
     """Remove delimiters that split a word into 1..3-letter pieces ("i.g.n.o.r.e", "ig-no-re")."""
     del words  # the delimiter hint is cheaper than any word-set test
-    positions = _delimiter_hints(text)
+    positions = _delimiter_hints(text, encoded)
     if not positions:
         return text
     return around_lines(text, positions, lambda line: _DELIMITED_SHORT.sub(
         lambda m: _resplit(_DELIMITERS.sub("", m.group())), line))
 
 
-def _delimiter_hints(text: str) -> list[int]:
+def _delimiter_hints(text: str, encoded: AsciiBytes | None = None) -> list[int]:
     """Where ``_DELIMITER_HINT`` matches in ``text`` (as its ``finditer`` finds them), within the step budget."""
-    hits = _DELIMITER_HINT_BYTES.finditer(view(text, _DELIMITER_BYTES, "latin-1"))
+    # The view is Latin-1 so that "·" keeps its byte; every other byte above 0x7F reads "#", as
+    # the "?" of an ASCII encoding does, so without a "·" the shared ASCII encoding gives the same view.
+    latin = encoded is None or "·" in text
+    hits = _DELIMITER_HINT_BYTES.finditer(view(text, _DELIMITER_BYTES, "latin-1" if latin else "ascii", encoded))
     return [hit.start() for hit in itertools.islice(hits, STEP_MAX_REPLACEMENTS)]
 
 
-def _leet_hints(text: str) -> Iterator[int]:
+def _leet_hints(text: str, encoded: AsciiBytes | None = None) -> Iterator[int]:
     """Where ``_LEET_HINT`` matches in ``text`` (a leet character next to a letter a-z), in order."""
-    return (hit.start() for hit in _LEET_HINT_BYTES.finditer(view(text, _LEET_BYTES)))
+    return (hit.start() for hit in _LEET_HINT_BYTES.finditer(view(text, _LEET_BYTES, encoded=encoded)))
 
 
-def restore_leet(text: str, words: frozenset[str] | None = None) -> str:
+def restore_leet(text: str, words: frozenset[str] | None = None, encoded: AsciiBytes | None = None) -> str:
     """Map leetspeak digits and symbols to letters in 4..32-character tokens mixing them with letters."""
     del words
     spans: list[tuple[int, int]] = []
     end = -1
-    for position in _leet_hints(text):
+    for position in _leet_hints(text, encoded):
         if position < end:
             continue
         start = position
@@ -186,21 +193,59 @@ _SHAPES = frozenset((w[0], w[-1], len(w)) for w in SCRAMBLE_WORDS)
 _NOT_LATIN = bytes(code if 97 <= code <= 122 else 32 for code in range(256))
 
 
-def latin_words(text: str) -> frozenset[str]:
+def latin_words(text: str, encoded: AsciiBytes | None = None) -> frozenset[str]:
     """The distinct runs of ``a-z`` in ``text`` (the same set as ``re.findall("[a-z]+")``).
 
     Done with encode/translate/split, all in C: on 50 KiB of text it is about
     twice as fast as the regex, and it runs for every segment the guard scans.
     """
-    return frozenset(text.encode("ascii", "replace").translate(_NOT_LATIN).decode("ascii").split())
+    return frozenset(view(text, _NOT_LATIN, encoded=encoded).decode("ascii").split())
 
 
-def restore_scrambled(text: str, words: frozenset[str] | None = None) -> str:
-    """Restore core trigger words whose middle letters were shuffled ("ignroe" -> "ignore")."""
-    if words is None:
-        words = latin_words(text)
+# A run of letters' shape as one number: its length (longer runs read 15: no trigger word is that
+# long) and its first and last code units (7 bits each); _SHAPE_TABLE[shape] says a trigger word has it.
+_LONGEST_SHAPE = 15
+_SHAPE_TABLE = np.zeros((_LONGEST_SHAPE + 1) << 14, dtype=np.bool_)
+_SHAPE_TABLE[[len(w) << 14 | ord(w[0]) << 7 | ord(w[-1]) for w in SCRAMBLE_WORDS]] = True
+
+
+# Texts at least this long have their trigger-shaped words found with array passes (_shaped_words).
+_SHAPED_CHARS = 2048
+
+
+def _shaped_words(data: bytes) -> set[str]:
+    """The runs of ``a-z`` in ``data`` (a text's ASCII encoding) with the first letter, last letter and length of a
+    core trigger word.
+
+    Why: testing the shape of every distinct word of a page in Python was a
+    loop over thousands of words; the runs' shapes are compared in a few array
+    passes, and only the few runs of a trigger word's shape become strings.
+    """
+    codes = np.frombuffer(data, dtype=np.uint8)
+    letters = np.zeros(len(codes) + 2, dtype=np.bool_)
+    letters[1:-1] = (codes >= 0x61) & (codes <= 0x7A)
+    edges = np.flatnonzero(letters[1:] != letters[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    shapes = np.minimum(ends - starts, _LONGEST_SHAPE) << 14 | codes[starts].astype(np.int64) << 7 | codes[ends - 1]
+    hit = np.flatnonzero(_SHAPE_TABLE[shapes])
+    return {data[start:end].decode("ascii") for start, end in zip(starts[hit].tolist(), ends[hit].tolist(),
+                                                                   strict=True)}
+
+
+def restore_scrambled(text: str, words: frozenset[str] | None = None, encoded: AsciiBytes | None = None) -> str:
+    """Restore core trigger words whose middle letters were shuffled ("ignroe" -> "ignore").
+
+    A long text's words are taken from the text itself rather than ``words``:
+    a word the substitution below can replace is a whole ``\\b``-bounded run
+    of ``a-z`` in the text, so words absent from it cannot change the result.
+    """
+    if len(text) >= _SHAPED_CHARS:
+        candidates: Iterable[str] = _shaped_words(text.encode("ascii", "replace") if encoded is None else encoded(text))
+    else:
+        # A short text: the array passes cost more than testing its few words.
+        candidates = latin_words(text, encoded) if words is None else words
     found: dict[str, str] = {}
-    for word in words:
+    for word in candidates:
         if len(word) > 3 and (word[0], word[-1], len(word)) in _SHAPES:
             restored = _SCRAMBLED.get(_scramble_key(word))
             if restored is not None and restored != word:

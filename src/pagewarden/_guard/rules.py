@@ -51,9 +51,13 @@ _LOOKBEHIND_CHARS = 32
 _PROBE_CHECKS = 8
 
 
-def has_cjk(text: str) -> bool:
-    """Whether ``text`` holds a CJK character (kana, ideographs, halfwidth katakana), as ``CJK.search`` says."""
-    return not text.isascii() and may_hold(high_bytes(text), _CJK_UNITS) and CJK.search(text) is not None
+def has_cjk(text: str, high: bytes | None = None) -> bool:
+    """Whether ``text`` holds a CJK character (kana, ideographs, halfwidth katakana), as ``CJK.search`` says.
+
+    ``high`` is ``high_bytes(text)`` when the caller has it.
+    """
+    return not text.isascii() and may_hold(high_bytes(text) if high is None else high, _CJK_UNITS) and (
+        CJK.search(text) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,9 @@ class Rule:
     # each text needle, and the ASCII ones.
     probes: tuple[tuple[str, str, int], ...] = ()
     ascii_probes: tuple[tuple[str, str, int], ...] = ()
+    # The high byte of each probe's UTF-16 code unit, where it is not 0 (a BMP character above
+    # U+00FF), else -1: see ``present_needles``.
+    probe_units: tuple[int, ...] = ()
     # The longest word of each word needle: its positions mark candidate units
     # (a phrase's words need not be adjacent).
     word_positions: tuple[str, ...] = ()
@@ -103,14 +110,30 @@ class Rule:
             return any(needle in text for needle in self.needles)
         return bool(self.present_needles(text, words, ascii_only=ascii_only))
 
-    def present_needles(self, text: str, words: frozenset[str], *, ascii_only: bool = False) -> list[str]:
-        """The position needles (see ``position_needles``) that occur in ``text``."""
+    def present_needles(self, text: str, words: frozenset[str], *, ascii_only: bool = False,
+                        high: bytes | None = None) -> list[str]:
+        """The position needles (see ``position_needles``) that occur in ``text``.
+
+        ``high`` (``high_bytes(text)``, optional) rules out non-Latin needles
+        cheaply: a text of Latin script with a few curly quotes is stored at
+        two bytes a character, where searching for a Cyrillic or kana probe
+        is a full pass over the text; a probe whose code unit's high byte
+        ``high`` lacks cannot occur, and one ``bytes.find`` (memchr) over
+        ``high`` says so.
+        """
         # One C-level set test rules out most rules on short variants.
         present = [] if self.word_parts.isdisjoint(words) else [
             word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
             if all(part in words for part in parts)
         ]
-        for needle, probe, offset in self.ascii_probes if ascii_only else self.probes:
+        if ascii_only:
+            for needle, probe, offset in self.ascii_probes:
+                if _holds(text, needle, probe, offset):
+                    present.append(needle)
+            return present
+        for (needle, probe, offset), unit in zip(self.probes, self.probe_units, strict=True):
+            if high is not None and unit >= 0 and high.find(unit) < 0:
+                continue
             if _holds(text, needle, probe, offset):
                 present.append(needle)
         return present
@@ -207,6 +230,13 @@ def _probe(needle: str) -> tuple[str, str, int]:
     return needle, probe, needle.index(probe)
 
 
+def _probe_unit(probe: str) -> int:
+    code = ord(probe)
+    # Latin-1 characters share the high byte 0 with ASCII (every text has it); astral characters
+    # and surrogates are left to the search.
+    return code >> 8 if 0x100 <= code < 0xD800 or 0xE000 <= code <= 0xFFFF else -1
+
+
 def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
     rule_id = str(row.get("id", ""))
     if not re.fullmatch(r"[a-z_]+(?:\.[a-z_]+)*", rule_id):
@@ -264,6 +294,7 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         word_needles=word_needles,
         text_needles=text_needles,
         probes=tuple(_probe(n) for n in text_needles),
+        probe_units=tuple(_probe_unit(_probe(n)[1]) for n in text_needles),
         ascii_probes=tuple(_probe(n) for n in text_needles if n.isascii()),
         word_positions=tuple(max(parts, key=len) for parts in word_needles),
         word_parts=frozenset(part for parts in word_needles for part in parts),

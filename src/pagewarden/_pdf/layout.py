@@ -12,7 +12,6 @@ built here from escaped text only: nothing in a PDF becomes Markdown syntax.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -71,36 +70,41 @@ class _Row:
 def _rows(lines: tuple[Line, ...]) -> list[_Row]:
     rows: list[_Row] = []
     last: _Row | None = None
-    for line in lines:
-        text = " ".join(line.text.split())
+    # Runs every visible line of a document: the line's fields unpacked once (a named tuple's attributes cost a
+    # call each), the tolerance computed once.
+    for raw_text, line_size, x0, x1, y0, y1, line_base in lines:
+        text = " ".join(raw_text.split())
         if not text:
             continue
-        base = line.y0 if line.base is None else line.base
+        base = y0 if line_base is None else line_base
         if last is not None:
-            size = max(line.size, last.size, 1.0)
+            size = max(line_size, last.size, 1.0)
             # One line: the same baseline, or boxes with the same bottom (the box alone cannot tell a bullet,
             # which sits above the baseline, from the text beside it, which hangs below it).
-            same_line = abs(base - last.base) <= _SAME_LINE * size or abs(line.y0 - last.y0) <= _SAME_LINE * size
-            if same_line and line.x0 >= last.x1 - 0.5 * size:
-                gap = line.x0 - last.x1
+            tolerance = _SAME_LINE * size
+            same_line = abs(base - last.base) <= tolerance or abs(y0 - last.y0) <= tolerance
+            if same_line and x0 >= last.x1 - 0.5 * size:
+                gap = x0 - last.x1
                 joiner = " " if gap > 0.12 * size and not last.text.endswith(" ") else ""
                 last.text += joiner + text
-                last.x1 = max(last.x1, line.x1)
-                last.y0 = min(last.y0, line.y0)
-                last.y1 = max(last.y1, line.y1)
-                last.size = max(last.size, line.size)
+                last.x1 = max(last.x1, x1)
+                last.y0 = min(last.y0, y0)
+                last.y1 = max(last.y1, y1)
+                last.size = max(last.size, line_size)
                 continue
-        last = _Row(text, line.size, line.x0, line.x1, line.y0, line.y1, base)
+        last = _Row(text, line_size, x0, x1, y0, y1, base)
         rows.append(last)
     return rows
 
 
 def body_size(pages: tuple[PageFacts, ...]) -> float:
     """The size most of the text is set in (median over characters, a line counting at most 200)."""
-    weights: Counter[float] = Counter()
+    # A plain dict and the line's fields by index: a Counter's += and a named tuple's attributes cost calls.
+    weights: dict[float, int] = {}
     for page in pages:
         for line in page.lines:
-            weights[round(line.size, 1)] += min(len(line.text), 200)
+            key = round(line[1], 1)  # the size
+            weights[key] = weights.get(key, 0) + min(len(line[0]), 200)  # the text
     total = sum(weights.values())
     if total == 0:
         return 10.0

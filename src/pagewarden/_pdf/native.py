@@ -21,7 +21,7 @@ from typing import Any
 
 import pypdfium2.raw as raw
 
-__all__ = ["MAX_STRING_BYTES", "Box", "Matrix", "Out", "address", "wide_string"]
+__all__ = ["MAX_STRING_BYTES", "Box", "Matrix", "Out", "address", "metadata_values", "wide_string"]
 
 MAX_STRING_BYTES = 1 << 20
 
@@ -69,6 +69,7 @@ page_text = _redeclare("FPDFText_GetText", ctypes.c_int, _P, ctypes.c_int, ctype
 char_owner = _redeclare("FPDFText_GetTextObject", _P, _P, ctypes.c_int)
 char_unicode = _redeclare("FPDFText_GetUnicode", ctypes.c_uint, _P, ctypes.c_int)
 char_box = _redeclare("FPDFText_GetCharBox", ctypes.c_int, _P, ctypes.c_int, _P, _P, _P, _P)
+meta_text = _redeclare("FPDF_GetMetaText", ctypes.c_ulong, _P, ctypes.c_char_p, _P, ctypes.c_ulong)
 
 
 def address(handle: Any) -> int:
@@ -145,6 +146,27 @@ class Out:
             return None
         left, right, bottom, top = _FOUR_DOUBLES(self._doubles)
         return (left, bottom, right, top)
+
+
+def metadata_values(doc: int, keys: tuple[str, ...]) -> list[str]:
+    """The document information's value of each key ("" when absent), as pypdfium2's ``get_metadata_value``
+    reads them (strict UTF-16) but with one call per key when the value fits a shared buffer, not two and a
+    buffer per key (eight keys are read for every document)."""
+    size = 1024
+    buffer = ctypes.create_string_buffer(size)
+    at = ctypes.addressof(buffer)
+    values = []
+    for key in keys:
+        name = key.encode("utf-8")
+        needed = meta_text(doc, name, at, size)
+        if needed > size:
+            # Too long for the shared buffer (PDFium then wrote nothing): read it into one of its own.
+            own = ctypes.create_string_buffer(needed)
+            needed = min(needed, meta_text(doc, name, ctypes.addressof(own), needed))
+            values.append(own.raw[: max(needed - 2, 0)].decode("utf-16-le"))
+        else:
+            values.append(ctypes.string_at(at, max(needed - 2, 0)).decode("utf-16-le"))
+    return values
 
 
 def wide_string(call: Callable[..., int], *args: Any) -> str:

@@ -238,10 +238,11 @@ def _effective_size(nominal: float, matrix: Matrix | None, form: Matrix | None, 
     drawn = nominal * _vertical_scale(matrix or _IDENTITY) * (_vertical_scale(form) if form else 1.0)
     # Glyph boxes are never much taller than the size they are drawn at, so a short box caps the size. Not for
     # text without a letter or a digit: dot leaders, rules of dashes or underscores draw flat glyphs at any size
-    # (and such text carries no words to hide).
-    if height <= 0 or _ALNUM.search(text) is None:
-        return drawn
-    return min(drawn, height * 2)
+    # (and such text carries no words to hide). The text is searched only when the cap would change the size.
+    capped = height * 2
+    if height > 0 and capped < drawn and _ALNUM.search(text) is not None:
+        return capped
+    return drawn
 
 
 def _baseline(matrix: Matrix | None, form: Matrix | None, box: Box) -> float:
@@ -287,16 +288,21 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
                 fills.add(item, colour if isinstance(colour, tuple) else None)
     result.truncated_covers = fills.truncated
     optional: dict[int, tuple[Box, int, list[int]]] = {}  # visible objects tagged as optional content
-    # This loop runs for every text object of every page: what it calls is bound to locals once.
+    # This loop runs for every text object of every page: what it calls is bound to locals once, and the common
+    # cases of TextMap.of, Budget.take and _baseline are written out.
     left, bottom, right, top = visible_box
-    text_of, take, paint_of, count_marks = chars.of, budget.take, out.text_paint, native.count_marks
+    runs_of, page_text, text_of = chars.runs, chars.text, chars.of
+    paint_of, count_marks = out.text_paint, native.count_marks
     line_texts, numbers, hidden = result.texts, result.numbers, result.hidden
     no_covers: list[Box] = []
     for handle, box, rank, form, in_optional_form in texts:
-        text = text_of(handle)
+        runs = runs_of[handle]  # the walk kept only objects that own characters
+        text = page_text[runs[0][0] : runs[0][1]] if len(runs) == 1 else text_of(handle)
         if not text or text.isspace():
             continue
-        take(text)
+        budget.left -= len(text)
+        if budget.left < 0:
+            raise LimitExceeded("characters")
         background, covers = _surroundings(box, rank, fills) if fills else (WHITE, no_covers)
         mode, fill, nominal, matrix = paint_of(handle)
         stroke = out.colour(native.stroke_colour, handle) if mode in STROKE_ONLY_MODES else _NO_STROKE
@@ -306,9 +312,10 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
             hidden.append([technique, text])
             continue
         first_line = len(line_texts)
+        baseline = matrix[5] if matrix is not None and form is None else _baseline(matrix, form, box)
         # Lines as whole numbers (size in hundredths of a point, positions in tenths): cheaper to send than floats.
         facts = (round(size * 100), round(box[0] * 10), round(box[2] * 10), round(box[1] * 10), round(box[3] * 10),
-                 round(_baseline(matrix, form, box) * 10))
+                 round(baseline * 10))
         inside = left <= box[0] and box[2] <= right and bottom <= box[1] and box[3] <= top
         if not covers and (inside or not box_outside(box, visible_box)):
             line_texts.append(text)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pypdfium2.raw as raw
 
-from .native import MAX_STRING_BYTES, wide_string
+from .native import MAX_STRING_BYTES, address, metadata_values, wide_string
 from .page import Budget
 
 __all__ = ["MAX_ANNOTATIONS_PER_PAGE", "MAX_LIST_ITEMS", "document_parts", "page_annotations"]
@@ -72,9 +72,8 @@ def _link_uri(doc: Any, link: Any) -> str:
 def document_parts(doc: Any, budget: Budget) -> dict[str, Any]:
     """Document information, outline titles, attachment names and document JavaScript (``[name, script]``)."""
     metadata = {}
-    for key in _METADATA_KEYS:
-        value = doc.get_metadata_value(key)
-        if isinstance(value, str) and value.strip():
+    for key, value in zip(_METADATA_KEYS, metadata_values(address(doc), _METADATA_KEYS), strict=True):
+        if value.strip():
             metadata[key] = budget.take(value)
     outline: list[str] = []
     for mark in doc.get_toc(max_depth=MAX_OUTLINE_DEPTH):

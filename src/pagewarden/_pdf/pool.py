@@ -9,26 +9,41 @@ Workers are started on first use with an empty environment, kept while they
 answer cleanly (so a read pays no interpreter start-up), and killed after any
 failure, on cancellation (the read's deadline) and on :meth:`PdfWorkers.aclose`.
 At most ``max_workers`` parse at once; further reads wait for one.
+
+A job and its answer go through two plain pipes with blocking reads and
+writes, in a thread, not through the event loop's subprocess streams (every
+chunk of an answer a loop callback, a buffer copy and a wake-up): the reader
+already takes the checked facts to a thread for the guard and the layout, so
+:meth:`PdfWorkers.run` exchanges with the worker in that same trip, and the
+exchange costs the parent about 0.03 ms for a one-page document instead of
+0.15 ms. A cancelled read kills the worker, which ends the thread's blocking read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import os
 import signal
 import struct
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
+import anyio.to_thread
 from anyio.abc import Process
 
 from .._errors import ConfigMissing, DocumentUnreadable, PagewardenError, ResponseTooLarge
 
 __all__ = ["PdfJob", "PdfWorkers"]
+
+T = TypeVar("T")
 
 _LENGTH = struct.Struct(">I")
 _PACKAGE = "_pagewarden_pdf_worker"
@@ -82,14 +97,101 @@ class _Dead(Exception):
     """The worker ended or broke the protocol."""
 
 
+class _Worker:
+    """One worker process and the parent's ends of its pipes (job in, answer out).
+
+    The pipes are used from a thread (:meth:`exchange`) while the event loop may
+    kill the process and discard the worker (a cancelled read): a descriptor is
+    closed only once no thread uses it, so a number the system hands out again
+    is never read by a thread that was abandoned.
+    """
+
+    def __init__(self, process: Process, send: int, receive: int) -> None:
+        self.process = process
+        self._send = io.FileIO(send, "wb")
+        self._receive = io.FileIO(receive, "rb")
+        self._lock = threading.Lock()
+        self._in_use = False
+        self._discarded = False
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the process ended (negative: the signal that ended it)."""
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """Kill the process."""
+        self.process.kill()
+
+    async def wait(self) -> int:
+        """Wait for the process to end; its exit status."""
+        return await self.process.wait()
+
+    def exchange(self, job: bytes, limit: int) -> bytes:
+        """Send one job and read its answer, blocking (in a thread).
+
+        Raises:
+            _Dead: the worker ended, broke the protocol or was discarded.
+        """
+        with self._lock:
+            if self._discarded:
+                raise _Dead
+            self._in_use = True
+        try:
+            view = memoryview(job)
+            while view:
+                written = self._send.write(view)
+                if not written:
+                    raise _Dead
+                view = view[written:]
+            (size,) = _LENGTH.unpack(self._read(_LENGTH.size))
+            if size > limit:
+                raise _Dead
+            return self._read(size)
+        except OSError:  # the worker ended: a broken pipe
+            raise _Dead from None
+        finally:
+            with self._lock:
+                self._in_use = False
+                if self._discarded:
+                    self._close()
+
+    def _read(self, size: int) -> bytes:
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        done = 0
+        while done < size:
+            got = self._receive.readinto(view[done:])
+            if not got:
+                raise _Dead  # end of file: the worker ended
+            done += got
+        return bytes(buffer)
+
+    def discard(self) -> None:
+        """Close the pipes now, or when the thread using them returns. Idempotent."""
+        with self._lock:
+            self._discarded = True
+            if not self._in_use:
+                self._close()
+
+    def _close(self) -> None:
+        self._send.close()
+        self._receive.close()
+
+
 class PdfWorkers:
     """Worker processes that parse PDFs; see the module docstring."""
 
     def __init__(self, *, max_workers: int, memory_bytes: int) -> None:
         self._limiter = anyio.CapacityLimiter(max_workers)
         self._memory = memory_bytes
-        self._idle: list[Process] = []
-        self._busy: set[Process] = set()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
         self._closed = False
 
     @property
@@ -105,24 +207,36 @@ class PdfWorkers:
             ResponseTooLarge: pages, characters or objects over ``job``'s limits.
             ConfigMissing: the pool is closed.
         """
+        return await self.run(data, job, _facts, url=url)
+
+    async def run(self, data: bytes, job: PdfJob, then: Callable[[dict[str, Any]], T], *,
+                  url: str | None = None) -> T:
+        """Parse ``data`` in a worker, then call ``then`` on its facts, in one trip to a thread.
+
+        ``then`` runs after the worker answered: whatever it raises leaves the worker clean and kept.
+
+        Raises:
+            DocumentUnreadable: encrypted, malformed, or a worker limit was crossed.
+            ResponseTooLarge: pages, characters or objects over ``job``'s limits.
+            ConfigMissing: the pool is closed.
+        """
         async with self._limiter:
             if self._closed:
                 raise ConfigMissing("the PDF workers are closed", reason="reader_closed")
-            process = await self._take()
-            self._busy.add(process)
-            clean = False
+            worker = await self._take()
+            self._busy.add(worker)
+            answered = [False]  # set by the thread once the worker has answered in full
             try:
-                reply = await self._exchange(process, data, job)
-                clean = True
+                return await anyio.to_thread.run_sync(_serve, worker, _message(data, job), _reply_limit(job), then,
+                                                      url, answered, abandon_on_cancel=True)
             except _Dead:
-                raise await self._death(process, url) from None
+                raise await self._death(worker.process, url) from None
             finally:
-                self._busy.discard(process)
-                if clean and not self._closed:
-                    self._idle.append(process)
+                self._busy.discard(worker)
+                if answered[0] and not self._closed:
+                    self._idle.append(worker)
                 else:
-                    await _kill(process)
-        return _unpack(reply, url)
+                    await _kill(worker)
 
     async def aclose(self) -> None:
         """Kill every worker. Idempotent."""
@@ -132,40 +246,36 @@ class PdfWorkers:
         for process in processes:
             await _kill(process)
 
-    async def _take(self) -> Process:
+    async def _take(self) -> _Worker:
         # An idle worker that ended meanwhile (killed from outside) is replaced, not blamed on this PDF.
         while self._idle:
-            process = self._idle.pop()
-            if process.returncode is None:
-                return process
-            await _kill(process)
+            worker = self._idle.pop()
+            if worker.returncode is None:
+                return worker
+            await _kill(worker)
         return await self._spawn()
 
-    async def _spawn(self) -> Process:
-        return await anyio.open_process(
-            [sys.executable, "-I", "-c", _BOOT, _HERE, str(self._memory)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={},
-        )
-
-    async def _exchange(self, process: Process, data: bytes, job: PdfJob) -> bytes:
-        header = json.dumps(
-            {"max_pages": job.max_pages, "max_characters": job.max_characters, "cpu_seconds": job.cpu_seconds,
-             "max_reply_bytes": _reply_limit(job)}
-        ).encode("ascii")
-        if process.stdin is None or process.stdout is None:
-            raise _Dead
+    async def _spawn(self) -> _Worker:
+        # Pipes of our own rather than the event loop's: see the module docstring. The child's ends are
+        # closed here once it holds them, so that its death is an end of file for the parent.
+        job_read, job_write = os.pipe()
+        answer_read, answer_write = os.pipe()
         try:
-            await process.stdin.send(_LENGTH.pack(len(header)) + header + _LENGTH.pack(len(data)) + data)
-            reader = _Reader(process)
-            (size,) = _LENGTH.unpack(await reader.read_exactly(_LENGTH.size))
-            if size > _reply_limit(job):
-                raise _Dead
-            return await reader.read_exactly(size)
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            raise _Dead from None
+            process = await anyio.open_process(
+                [sys.executable, "-I", "-c", _BOOT, _HERE, str(self._memory)],
+                stdin=job_read,
+                stdout=answer_write,
+                stderr=subprocess.DEVNULL,
+                env={},
+            )
+        except BaseException:
+            for fd in (job_write, answer_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(job_read)
+            os.close(answer_write)
+        return _Worker(process, job_write, answer_read)
 
     async def _death(self, process: Process, url: str | None) -> PagewardenError:
         with anyio.move_on_after(1.0, shield=True):
@@ -178,28 +288,36 @@ class PdfWorkers:
                                   reason="pdf_worker_crashed", url=url, stage="pdf")
 
 
-class _Reader:
-    def __init__(self, process: Process) -> None:
-        self._stream = process.stdout
-        self._buffer = bytearray()
-
-    async def read_exactly(self, size: int) -> bytes:
-        if self._stream is None:
-            raise _Dead
-        while len(self._buffer) < size:
-            self._buffer.extend(await self._stream.receive(max(65_536, size - len(self._buffer))))
-        out = bytes(self._buffer[:size])
-        del self._buffer[:size]
-        return out
+def _facts(facts: dict[str, Any]) -> dict[str, Any]:
+    return facts
 
 
-async def _kill(process: Process) -> None:
+def _serve(worker: _Worker, message: bytes, limit: int, then: Callable[[dict[str, Any]], T], url: str | None,
+           answered: list[bool]) -> T:
+    """In a thread: one exchange with the worker, its answer checked, then ``then`` on the facts."""
+    body = worker.exchange(message, limit)
+    answered[0] = True
+    return then(_unpack(body, url))
+
+
+def _message(data: bytes, job: PdfJob) -> bytes:
+    """A job's two frames: the JSON header with the limits, then the PDF."""
+    header = json.dumps(
+        {"max_pages": job.max_pages, "max_characters": job.max_characters, "cpu_seconds": job.cpu_seconds,
+         "max_reply_bytes": _reply_limit(job)}
+    ).encode("ascii")
+    return _LENGTH.pack(len(header)) + header + _LENGTH.pack(len(data)) + data
+
+
+async def _kill(worker: _Worker) -> None:
+    process = worker.process
     with anyio.CancelScope(shield=True):
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
         with anyio.move_on_after(2.0):
             await process.aclose()
+        worker.discard()
 
 
 def _unpack(body: bytes, url: str | None) -> dict[str, Any]:

@@ -157,18 +157,23 @@ async def read_pdf(
     job = PdfJob(max_pages=limits.max_pdf_pages, max_characters=limits.max_pdf_characters,
                  cpu_seconds=limits.pdf_cpu_seconds)
     parse_started = time.perf_counter()
-    raw = await workers.extract(data, job, url=url)
-    parse_seconds = time.perf_counter() - parse_started
+    parsed: list[float] = []
+
+    # Both run in the thread that exchanged with the worker (one trip, see PdfWorkers.run): the parse ends there.
+    def inspect(raw: dict[str, Any]) -> _Inspected:
+        parsed.append(time.perf_counter())
+        return _inspect(raw, url, config, requested_use)
+
+    def guarded_render(raw: dict[str, Any]) -> tuple[_Inspected, Rendered]:
+        parsed.append(time.perf_counter())
+        return _guarded_render(raw, url, config, requested_use, max_characters)
+
     if not config.guards:
-        # No extra guard to await: guard, enforce and render in one trip to a thread.
-        inspected, rendered = await anyio.to_thread.run_sync(
-            partial(_guarded_render, raw, url, config, requested_use, max_characters), abandon_on_cancel=True
-        )
+        # No extra guard to await: guard, enforce and render in that same trip.
+        inspected, rendered = await workers.run(data, job, guarded_render, url=url)
         report, guard_seconds = inspected.report, inspected.guard_seconds
     else:
-        inspected = await anyio.to_thread.run_sync(
-            partial(_inspect, raw, url, config, requested_use), abandon_on_cancel=True
-        )
+        inspected = await workers.run(data, job, inspect, url=url)
         extra_started = time.perf_counter()
         request = guard_request(inspected.segments, url=url, requested_use=requested_use,
                                 profile=config.guard_profile)
@@ -181,6 +186,7 @@ async def read_pdf(
         rendered = await anyio.to_thread.run_sync(
             partial(_render, inspected, report, url, config, requested_use, max_characters), abandon_on_cancel=True
         )
+    parse_seconds = parsed[0] - parse_started
     # fetch.timings.extract of a PDF counts the worker's parse and the layout; fetch.timings.guard only the guards.
     rendered = dataclasses.replace(
         rendered, extract_seconds=rendered.extract_seconds + parse_seconds + inspected.prepare_seconds)

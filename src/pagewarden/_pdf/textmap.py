@@ -49,8 +49,21 @@ class TextMap:
         if exact:
             self._map(0, count)
             return
+        # Most lines belong to one object: that case is decided here with two calls, without _split.
+        owner, runs = native.char_owner, self.runs
         for line in _LINE.finditer(text):
-            self._split(*line.span())
+            start, end = line.span()
+            first = owner(textpage, start)
+            if not first or owner(textpage, end - 1) != first:
+                self._split(start, end)
+                continue
+            own = runs.get(first)
+            if own is None:
+                runs[first] = [(start, end)]
+            elif own[-1][1] == start:  # what _add does: a run that follows the object's previous one extends it
+                own[-1] = (own[-1][0], end)
+            else:
+                own.append((start, end))
 
     def _split(self, start: int, end: int) -> None:
         """The runs of one line: a range whose two ends have one owner is that owner's (an object's characters

@@ -115,18 +115,32 @@ def _stream(pieces: Sequence[LearnedPiece]) -> Stream:
     return build_stream(groups, normalized, lowered)
 
 
-def window_logits(detector: Detector, stream: Stream) -> Floats:
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """The rows of a stream's tokens and pairs in the detector's tables, looked up once per stream."""
+
+    words: npt.NDArray[np.int32]
+    pairs: npt.NDArray[np.int32]
+
+
+def table_rows(detector: Detector, stream: Stream) -> Rows:
+    """Every token's and pair's row: its weight, cues and imperative kind (one lookup per table)."""
+    return Rows(detector.unigrams.rows(stream.hashes), detector.bigrams.rows(stream.pairs))
+
+
+def window_logits(detector: Detector, stream: Stream, rows: Rows | None = None) -> Floats:
     """The n-gram logit of the window starting at each sentence of ``stream``.
 
     A window's n-grams are each sentence's distinct unigrams and bigrams,
     and the bigram across each boundary between its sentences: the counts
     the trainer builds for it.
     """
+    rows = table_rows(detector, stream) if rows is None else rows
     hashes = stream.hashes
     unigrams = np.zeros(len(hashes) + 1)
-    np.cumsum(detector.unigrams.lookup(hashes) * stream.unigram_counted, out=unigrams[1:])
+    (detector.unigrams.weights[rows.words] * stream.unigram_counted).cumsum(out=unigrams[1:])
     bigrams = np.zeros(max(1, len(hashes)))
-    np.cumsum(detector.bigrams.lookup(stream.pairs) * stream.bigram_counted, out=bigrams[1:])
+    (detector.bigrams.weights[rows.pairs] * stream.bigram_counted).cumsum(out=bigrams[1:])
     starts = stream.cstarts
     ends = stream.cends[stream.window_ends()]
     result: Floats = detector.ngram_intercept + unigrams[ends] - unigrams[starts] + bigrams[ends - 1] - bigrams[starts]
@@ -134,7 +148,7 @@ def window_logits(detector: Detector, stream: Stream) -> Floats:
 
 
 def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: Sequence[str],
-                 known: bool) -> Floats:
+                 known: bool, rows: Rows | None = None) -> Floats:
     """For each window, an upper bound of the combiner's logit.
 
     Everything that array operations give (the n-gram logit, cue counts,
@@ -143,9 +157,10 @@ def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: 
     damaging value, term by term, so the bound is never below the window's
     real logit.
     """
+    rows = table_rows(detector, stream) if rows is None else rows
     weight = detector.weight
     ends = stream.window_ends()
-    counts = stream.window_cues(detector.cue_unigrams, detector.cue_bigrams)
+    counts = stream.window_cues(detector.unigrams, detector.bigrams, (rows.words, rows.pairs))
     # Capped and scaled for all cues in two array operations; each column is one cue's feature.
     capped = np.minimum(counts, CUE_SATURATION) / CUE_SATURATION
     cue = {name: capped[:, i] for i, name in enumerate(CUE_NAMES)}
@@ -168,7 +183,7 @@ def upper_bounds(detector: Detector, stream: Stream, logits: Floats, locations: 
         + location_weight[location_index]
     )
     imperative_sentences = np.zeros(len(stream) + 1)
-    np.cumsum(stream.imperative(detector.verbs), out=imperative_sentences[1:])
+    stream.imperative(detector.unigrams, rows.words).cumsum(out=imperative_sentences[1:])
     imperative = np.minimum(imperative_sentences[ends + 1] - imperative_sentences[:-1], 2.0) / 2.0
     bound += imperative * (weight("imperative") + weight("ai_x_imperative") * cue["ai_address"]
                            + weight("task_x_imperative") * cue["reader_task"]
@@ -228,14 +243,15 @@ def score_pieces(detector: Detector, pieces: Sequence[LearnedPiece], *,
     size = int(np.count_nonzero(written))
     if not len(stream):
         return DocumentScores(size, [])
-    logits = window_logits(detector, stream)
+    rows = table_rows(detector, stream)
+    logits = window_logits(detector, stream, rows)
     known = int(np.sum((stream.cends - stream.cstarts)[written])) >= MIN_TOPIC_TOKENS
     locations = [str(piece.location) for piece in pieces]
     if thresholds is None:
         candidates = np.arange(len(stream))
     else:
-        bounds = upper_bounds(detector, stream, logits, locations, known)
-        candidates = np.flatnonzero(bounds >= logit(thresholds.at(size).warn))
+        bounds = upper_bounds(detector, stream, logits, locations, known, rows)
+        candidates = (bounds >= logit(thresholds.at(size).warn)).nonzero()[0]
     if not len(candidates):
         return DocumentScores(size, [])
     ends = stream.window_ends()

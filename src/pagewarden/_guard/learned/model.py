@@ -4,8 +4,9 @@ The artifact (``artifact/detector.json.gz``, rebuilt by ``scripts/train-guard``)
 holds two logistic models:
 
 1. an n-gram model: a weight per word 1- or 2-gram (a vocabulary; at load it
-   becomes two sorted hash tables, so a page's n-grams are looked up in a
-   few array operations, see :mod:`.stream`);
+   becomes two hash tables, one for words and one for bigrams, that also
+   hold the cue masks and imperative kinds, so a page's n-grams are looked
+   up once each in a few array operations, see :class:`.stream.GramTable`);
 2. a combiner over the n-gram logit, the functional features, topic shift and
    the location (see :mod:`.features`), whose output is the window's
    probability of being an instruction aimed at the reader.
@@ -37,7 +38,7 @@ import numpy as np
 
 from ..._errors import GuardFailed
 from .features import FUNCTIONAL_NAMES, LOCATION_NAMES, combined_vector
-from .stream import HashTable, cue_tables, imperative_table, pair_keys
+from .stream import GramTable, Items, cue_tables, first_items, imperative_table, pair_keys, table_items
 from .tokens import word_keys
 
 __all__ = ["ARTIFACT_FORMAT", "SIZE_EDGES", "Detector", "Thresholds", "artifact_vocabulary", "load_detector", "logit",
@@ -106,16 +107,18 @@ class Thresholds:
 class Detector:
     """A loaded detector artifact (immutable; shared by every guard call in the process)."""
 
-    unigrams: HashTable           # word hash -> weight
-    bigrams: HashTable            # mixed hash of two words -> weight
-    cue_unigrams: HashTable       # word hash -> bit mask of the cues it signals
-    cue_bigrams: HashTable
-    verbs: HashTable              # word hash -> stream.ACTION or stream.LEAD
+    unigrams: GramTable           # word hash -> weight, bit mask of the cues it signals, ACTION or LEAD
+    bigrams: GramTable            # mixed hash of two words -> weight, cue bit mask
     ngram_intercept: float
     combiner: tuple[float, ...]
     combiner_intercept: float
     thresholds: Mapping[str, Thresholds]
     digest: str
+
+    @property
+    def verbs(self) -> GramTable:
+        """The table of imperative kinds (the unigram table: one lookup gives a word's weight, cues and kind)."""
+        return self.unigrams
 
     def weight(self, name: str) -> float:
         """The combiner's weight of one input (``ngram_logit``, a functional feature or ``location_<name>``)."""
@@ -138,7 +141,7 @@ def _words(joined: str) -> list[str]:
     return joined.split("\n") if joined else []
 
 
-def _ngram_tables(data: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
+def _ngram_items(data: Mapping[str, Any]) -> tuple[Items, Items]:
     words = _words(str(data["unigrams"]))
     word_weights = [float(w) for w in data["unigram_weights"]]
     pairs = _words(str(data["bigrams"]))
@@ -150,8 +153,8 @@ def _ngram_tables(data: Mapping[str, Any]) -> tuple[HashTable, HashTable]:
     if len(halves) != 2 * len(pairs):
         raise ValueError("bigrams")
     pair_table = pair_keys(word_keys(halves[0::2]), word_keys(halves[1::2]))
-    return (HashTable.build(word_keys(words), word_weights, np.float64),
-            HashTable.build(pair_table, pair_weights, np.float64))
+    return (first_items(word_keys(words), word_weights, np.float64),
+            first_items(pair_table, pair_weights, np.float64))
 
 
 def _thresholds(data: Mapping[str, Any]) -> Thresholds:
@@ -175,14 +178,11 @@ def parse_artifact(raw: bytes) -> Detector:
         if tuple(data["combiner_names"]) != _COMBINER_NAMES:
             raise ValueError("features")
         thresholds = {name: _thresholds(t) for name, t in data["thresholds"].items()}
-        unigrams, bigrams = _ngram_tables(data)
+        unigrams, bigrams = _ngram_items(data)
         cue_unigrams, cue_bigrams = cue_tables()
         return Detector(
-            unigrams=unigrams,
-            bigrams=bigrams,
-            cue_unigrams=cue_unigrams,
-            cue_bigrams=cue_bigrams,
-            verbs=imperative_table(),
+            unigrams=GramTable.build(unigrams, table_items(cue_unigrams), table_items(imperative_table())),
+            bigrams=GramTable.build(bigrams, table_items(cue_bigrams)),
             ngram_intercept=float(data["ngram_intercept"]),
             combiner=tuple(float(w) for w in data["combiner"]),
             combiner_intercept=float(data["combiner_intercept"]),

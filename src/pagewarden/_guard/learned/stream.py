@@ -39,8 +39,8 @@ from .features import (
 )
 from .tokens import spans, word_keys
 
-__all__ = ["ACTION", "LEAD", "HashTable", "Stream", "build_stream", "cue_tables", "gram_key", "imperative_table",
-           "pair_keys"]
+__all__ = ["ACTION", "LEAD", "GramTable", "HashTable", "Items", "Stream", "build_stream", "cue_tables", "first_items",
+           "gram_key", "imperative_table", "pair_keys", "table_items"]
 
 Keys = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int64]
@@ -84,12 +84,21 @@ class HashTable:
     values: npt.NDArray[Any]
     occupied: npt.NDArray[np.bool_]
     probes: int
+    # Whether a stored key is 0 (the key of an empty slot): almost never, and only then does a
+    # lookup read ``occupied`` instead of testing the key it read anyway.
+    zero_key: bool = False
 
     @classmethod
-    def build(cls, keys: Sequence[int] | Keys, values: Sequence[float] | Sequence[int], dtype: Any) -> HashTable:
+    def build(cls, keys: Sequence[int] | Keys, values: Sequence[float] | Sequence[int] | npt.NDArray[Any],
+              dtype: Any) -> HashTable:
         """A table of ``values`` under ``keys`` (a key given twice keeps its first value)."""
         key_array, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
-        value_array = np.array(values, dtype=dtype)[first]
+        return cls.place(key_array, np.array(values, dtype=dtype)[first])
+
+    @classmethod
+    def place(cls, key_array: Keys, value_array: npt.NDArray[Any]) -> HashTable:
+        """A table of ``value_array`` under ``key_array``, whose keys are distinct (no sort needed)."""
+        dtype = value_array.dtype
         size = 1 << max(4, (8 * max(1, len(key_array)) - 1).bit_length())
         mask = np.uint64(size - 1)
         slots = np.zeros(size, dtype=np.uint64)
@@ -110,27 +119,32 @@ class HashTable:
             occupied[wanted[placed]] = True
             pending = pending[~placed]
             probes += 1
-        return cls(slots, stored, occupied, probes)
+        return cls(slots, stored, occupied, probes, bool((key_array == 0).any()))
 
     def lookup(self, queries: Keys) -> npt.NDArray[Any]:
         """The value of each query key, zero where a key is absent."""
         mask = np.uint64(len(self.keys) - 1)
         # A masked key is below 2**63: the same number as a signed index, without a copy.
         slot = (queries & mask).view(np.int64)
-        found = self.keys[slot] == queries
+        stored = self.keys[slot]
+        found = stored == queries
         result = self.values[slot]
-        result[~found] = 0
-        # Keys not at their home slot: only queries whose home is taken by another key look further.
-        pending = np.flatnonzero(~found & self.occupied[slot])
+        # An empty slot holds the value 0, so only a query whose home slot is taken by another
+        # key has a wrong value here: it is zeroed and looks further (one masked pass, not two).
+        # An empty slot's key is 0, so the key just read says whether the slot is taken: one
+        # random read of the table per query instead of two (unless a real key is 0).
+        pending = (~found & (self.occupied[slot] if self.zero_key else stored != 0)).nonzero()[0]
+        result[pending] = 0
         for offset in range(1, self.probes):
             if not len(pending):
                 break
             wanted = queries[pending]
             slot = ((wanted + np.uint64(offset)) & mask).view(np.int64)
-            found = self.keys[slot] == wanted
+            stored = self.keys[slot]
+            found = stored == wanted
             result[pending[found]] = self.values[slot[found]]
             # A key is never stored past an empty slot on its path: stop looking there.
-            pending = pending[~found & self.occupied[slot]]
+            pending = pending[~found & (self.occupied[slot] if self.zero_key else stored != 0)]
         return result
 
 
@@ -149,13 +163,94 @@ def cue_tables() -> tuple[HashTable, HashTable]:
     """Unigram and bigram cue tables: each key's value is a bit mask of the cues it signals."""
     unigrams: dict[int, int] = {}
     bigrams: dict[int, int] = {}
-    for gram, cues in CUE_TABLE.items():
-        is_pair, key = gram_key(gram)
+    # Every gram's key (as gram_key gives it) from one word_keys and one pair_keys call: a call per
+    # gram cost a few hundredths of a second of model load.
+    halves = [gram.partition(" ") for gram in CUE_TABLE]
+    words = word_keys([first for first, _, _ in halves]).tolist()
+    pairs = [index for index, (_, space, _) in enumerate(halves) if space]
+    second = word_keys([halves[index][2] for index in pairs])
+    keys = dict(zip(pairs, pair_keys(np.array([words[i] for i in pairs], dtype=np.uint64), second).tolist(),
+                    strict=True))
+    for index, cues in enumerate(CUE_TABLE.values()):
+        is_pair, key = index in keys, keys.get(index, words[index])
         target = bigrams if is_pair else unigrams
         for cue in cues:
             target[key] = target.get(key, 0) | (1 << cue)
     return (HashTable.build(list(unigrams), list(unigrams.values()), np.uint16),
             HashTable.build(list(bigrams), list(bigrams.values()), np.uint16))
+
+
+Items = tuple[Keys, npt.NDArray[Any]]
+
+
+def table_items(table: HashTable) -> Items:
+    """The keys of ``table`` and their values."""
+    return table.keys[table.occupied], table.values[table.occupied]
+
+
+def first_items(keys: Sequence[int] | Keys, values: Sequence[float] | Sequence[int], dtype: Any) -> Items:
+    """Distinct ``keys`` and their values: a key given twice keeps its first value (as :meth:`HashTable.build`)."""
+    key_array, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
+    return key_array, np.array(values, dtype=dtype)[first]
+
+
+@dataclass(frozen=True, slots=True)
+class GramTable:
+    """An n-gram's weight, cue mask and imperative kind behind one hash-table lookup.
+
+    Why: the weights and the cues were two tables over the same tokens, and
+    a lookup in the large weight table is mostly cache misses (it was 18 % of
+    the detector's time); one lookup now gives a row, and each value is a
+    gather from a small array. ``index`` maps a key to its row + 1; row 0
+    (absent keys) holds zeros, as a missing key read before.
+    """
+
+    index: HashTable
+    weights: npt.NDArray[np.float64]
+    cues: npt.NDArray[np.uint16]
+    verbs: npt.NDArray[np.uint8]
+
+    @classmethod
+    def build(cls, weights: Items, cues: Items, verbs: Items | None = None) -> GramTable:
+        """The union of ``weights`` (sorted distinct keys, as :func:`first_items` gives them), ``cues`` and
+        ``verbs`` (distinct keys each) with their values.
+
+        The rows are the weights' keys in order, then the few cue and verb
+        keys outside the vocabulary: the large key array is never sorted again
+        (model load time).
+        """
+        weight_keys, weight_values = weights
+        others = [cues] if verbs is None else [cues, verbs]
+        small = np.concatenate([found for found, _ in others])
+
+        def in_vocabulary(found: Keys) -> tuple[npt.NDArray[np.bool_], Ints]:
+            position = np.minimum(np.searchsorted(weight_keys, found), max(len(weight_keys) - 1, 0))
+            if not len(weight_keys):
+                return np.zeros(len(found), dtype=np.bool_), position
+            return weight_keys[position] == found, position
+
+        known, _ = in_vocabulary(small)
+        extra = np.unique(small[~known])
+        keys = np.concatenate((weight_keys, extra))
+        weight_column = np.zeros(len(keys) + 1, dtype=np.float64)
+        weight_column[1:len(weight_keys) + 1] = weight_values
+        cue_column = np.zeros(len(keys) + 1, dtype=np.uint16)
+        verb_column = np.zeros(len(keys) + 1, dtype=np.uint8)
+        columns: tuple[npt.NDArray[Any], ...] = (cue_column, verb_column)
+        for (found, values), column in zip(others, columns, strict=False):
+            inside, position = in_vocabulary(found)
+            column[np.where(inside, position, len(weight_keys) + np.searchsorted(extra, found)) + 1] = values
+        index = HashTable.place(keys, np.arange(1, len(keys) + 1, dtype=np.int32))
+        return cls(index, weight_column, cue_column, verb_column)
+
+    def rows(self, queries: Keys) -> npt.NDArray[np.int32]:
+        """The row of each query key (0 where the key is absent)."""
+        rows: npt.NDArray[np.int32] = self.index.lookup(queries)
+        return rows
+
+    def lookup(self, queries: Keys) -> npt.NDArray[np.float64]:
+        """The weight of each query key, zero where a key is absent."""
+        return self.weights[self.rows(queries)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,46 +297,51 @@ class Stream:
         """The last sentence of the window starting at each sentence."""
         return np.minimum(np.arange(len(self.raws), dtype=np.int64) + (WINDOW_SENTENCES - 1), self.last)
 
-    def imperative(self, verbs: HashTable) -> npt.NDArray[np.bool_]:
+    def imperative(self, verbs: GramTable, rows: npt.NDArray[np.int32] | None = None) -> npt.NDArray[np.bool_]:
         """Whether each sentence is imperative (as :func:`.features.sentence_features` decides).
 
         The first ``IMPERATIVE_SPAN`` tokens of every sentence are walked
         together: a mark is skipped, a lead word counts, an action verb makes
-        the sentence imperative, any other word ends the walk.
+        the sentence imperative, any other word ends the walk. ``rows`` are
+        the kept tokens' rows in ``verbs`` when the caller has them.
         """
+        kinds = verbs.verbs[verbs.rows(self.hashes) if rows is None else rows]
         count = len(self.raws)
         result = np.zeros(count, dtype=np.bool_)
         decided = np.zeros(count, dtype=np.bool_)
         seen = np.zeros(count, dtype=np.int64)
         starts = self.starts
         for offset in range(IMPERATIVE_SPAN):
-            open_ = np.flatnonzero(~decided & (self.cstarts + offset < self.cends) & (seen < IMPERATIVE_WORDS))
+            open_ = (~decided & (self.cstarts + offset < self.cends) & (seen < IMPERATIVE_WORDS)).nonzero()[0]
             if not len(open_):
                 break
             words = open_[self.word[starts[open_] + offset]]
-            kind = verbs.lookup(self.hashes[self.cstarts[words] + offset])
+            kind = kinds[self.cstarts[words] + offset]
             result[words[kind == ACTION]] = True
             decided[words[kind != LEAD]] = True
             seen[words[kind == LEAD]] += 1
         return result
 
-    def window_cues(self, unigrams: HashTable, bigrams: HashTable) -> Ints:
+    def window_cues(self, unigrams: GramTable, bigrams: GramTable, rows: tuple[npt.NDArray[np.int32],
+                    npt.NDArray[np.int32]] | None = None) -> Ints:
         """Each window's count of every cue (rows: windows; columns: ``CUE_NAMES``).
 
         A two-word cue counts only inside one sentence (as in
         :func:`.features.sentence_features`). Cue words are rare, so each
         cue's occurrences are listed and a window's count is the number of
-        them inside its range.
+        them inside its range. ``rows`` are the kept tokens' and pairs' rows
+        in the two tables when the caller has them.
         """
+        word_rows, pair_rows = (unigrams.rows(self.hashes), bigrams.rows(self.pairs)) if rows is None else rows
         starts = self.cstarts
         ends = self.cends[self.window_ends()]
-        pair_masks = bigrams.lookup(self.pairs)
+        pair_masks = bigrams.cues[pair_rows]
         pair_masks[~self.within] = 0
         counts = np.zeros((len(starts), len(CUE_NAMES)), dtype=np.int64)
         bits = np.arange(len(CUE_NAMES), dtype=np.int64)
         # A bigram at k lies in the window when its second token does: the window's last pair is at end - 2.
-        for masks, last in ((unigrams.lookup(self.hashes), ends), (pair_masks, ends - 1)):
-            hits = np.flatnonzero(masks)
+        for masks, last in ((unigrams.cues[word_rows], ends), (pair_masks, ends - 1)):
+            hits = masks.nonzero()[0]
             if not len(hits):
                 continue
             per_hit = (masks[hits].astype(np.int64)[:, None] >> bits) & 1
@@ -251,9 +351,13 @@ class Stream:
         return counts
 
 
+# The sentence ends an ASCII text can hold (the full-width ones cannot be in it: no search needed).
+_ASCII_ENDS = "".join(mark for mark in SENTENCE_ENDS if mark.isascii())
+
+
 def _mark_boundaries(text: str) -> str:
     # str.replace per character is several times faster than a regular-expression substitution.
-    for mark in SENTENCE_ENDS:
+    for mark in _ASCII_ENDS if text.isascii() else SENTENCE_ENDS:
         if mark in text:
             text = text.replace(mark, mark + _BOUNDARY)
     return text.replace("\n", _BOUNDARY)
@@ -297,7 +401,7 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
     found = spans(joined)
     hashes, is_word, token_count = found.keys, found.word, len(found.keys)
     # A boundary is a NUL, always a token of its own (a mark).
-    boundaries = np.flatnonzero(found.first == 0)
+    boundaries = (found.first == 0).nonzero()[0]
     raw_starts = np.concatenate(([0], boundaries + 1))
     raw_ends = np.append(boundaries, token_count)
     lengths = raw_ends - raw_starts
@@ -306,10 +410,10 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
     keep = lengths > 1
     single = lengths == 1
     keep[single] = is_word[raw_starts[single]]
-    long_runs = np.flatnonzero(lengths > SENTENCE_TOKENS).tolist()
+    long_runs = (lengths > SENTENCE_TOKENS).nonzero()[0].tolist()
     if long_runs:
         keep[long_runs] = False
-    kept = np.flatnonzero(keep)
+    kept = keep.nonzero()[0]
     starts_array, ends_array, raw_of = raw_starts[kept], raw_ends[kept], kept
     if long_runs:
         # A run longer than SENTENCE_TOKENS is cut every SENTENCE_TOKENS tokens; a piece of one token
@@ -328,18 +432,26 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         is_dropped = np.zeros(max(piece for piece, _ in groups) + 1, dtype=np.bool_)
         is_dropped[list(dropped)] = True
         from_dropped = is_dropped[piece_of]
-        keys = _sentence_keys(hashes, starts_array, ends_array)
-        written = set(keys[~from_dropped].tolist())
+        # A key holds the sentence's length, so only written sentences of a length some
+        # dropped sentence has can equal one: only those are keyed (usually a few).
+        lengths = ends_array - starts_array
+        dropped_length = np.zeros(int(lengths.max(initial=0)) + 1, dtype=np.bool_)
+        dropped_length[lengths[from_dropped]] = True
+        asked = dropped_length[lengths]
+        keys = _sentence_keys(hashes, starts_array[asked], ends_array[asked])
+        from_asked = from_dropped[asked]
+        written = set(keys[~from_asked].tolist())
         stay = ~from_dropped
-        stay[from_dropped] = [key not in written for key in keys[from_dropped].tolist()]
+        stay[from_dropped] = [key not in written for key in keys[from_asked].tolist()]
         starts_array, ends_array, raw_of, piece_of = starts_array[stay], ends_array[stay], raw_of[stay], piece_of[stay]
-    edges = (np.bincount(starts_array, minlength=token_count + 1)
-             - np.bincount(ends_array, minlength=token_count + 1))
-    inside = np.cumsum(edges[:-1]) > 0
-    before = np.zeros(token_count + 1, dtype=np.int64)
-    np.cumsum(inside, out=before[1:])
-    compact = hashes[inside]
-    sentence_of = np.repeat(np.arange(len(raw_of), dtype=np.uint64), (before[ends_array] - before[starts_array]))
+    # The kept sentences are disjoint token ranges in stream order: the kept tokens are their
+    # concatenation, and a sentence's range in them starts where the lengths before it end.
+    sentence_lengths = ends_array - starts_array
+    cends = sentence_lengths.cumsum()
+    cstarts = cends - sentence_lengths
+    kept_tokens = int(cends[-1]) if len(cends) else 0
+    compact = hashes[np.arange(kept_tokens, dtype=np.int64) + np.repeat(starts_array - cstarts, sentence_lengths)]
+    sentence_of = np.repeat(np.arange(len(raw_of), dtype=np.uint64), sentence_lengths)
     pairs = pair_keys(compact[:-1], compact[1:]) if len(compact) > 1 else np.zeros(0, dtype=np.uint64)
     within = sentence_of[:-1] == sentence_of[1:]
     sentence_group = group_of_raw[raw_of]
@@ -356,8 +468,8 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         raws=[raws[r] for r in raw_of.tolist()],
         starts=starts_array,
         ends=ends_array,
-        cstarts=before[starts_array],
-        cends=before[ends_array],
+        cstarts=cstarts,
+        cends=cends,
         piece=piece_of,
         last=last,
         hashes=compact,

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,7 +160,7 @@ def _run_keys(codes: npt.NDArray[np.uint32], starts: Ints, ends: Ints) -> Keys:
     prefix = np.empty(size + 1, dtype=np.uint64)
     prefix[0] = 0
     np.multiply(codes, powers[:size], out=prefix[1:])
-    np.cumsum(prefix[1:], out=prefix[1:])
+    prefix[1:].cumsum(out=prefix[1:])
     with np.errstate(over="ignore"):
         key: Keys = ((prefix[ends] - prefix[starts]) * inverses[starts]
                      + (ends - starts).astype(np.uint64) * _LENGTH_MIX)
@@ -190,29 +190,72 @@ class Spans:
     first: npt.NDArray[np.uint32]  # each token's first code point
 
 
+def _pair_table(boundary: Callable[[int, int], bool]) -> bytes:
+    """A ``bytes.translate`` table: byte ``first << 3 | second`` becomes ``boundary(first, second)`` (0 or 1)."""
+    table = bytearray(256)
+    for first, second in itertools.product(range(_APOSTROPHE + 1), repeat=2):
+        table[first << 3 | second] = boundary(first, second)
+    return bytes(table)
+
+
+# A token starts at a mark (an apostrophe that joins nothing is one) and where a word starts;
+# it ends at a mark and where a word ends. Joining apostrophes are given the word class first.
+_STARTS = _pair_table(lambda before, here: here in (_MARK, _APOSTROPHE) or (here == _WORD and before != _WORD))
+_ENDS = _pair_table(lambda here, after: here in (_MARK, _APOSTROPHE) or (here == _WORD and after != _WORD))
+
+
+def _joins(classes: npt.NDArray[np.uint8], alnum: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """The apostrophes that join two alphanumeric runs into one word, as the token pattern pairs them.
+
+    An apostrophe between two alphanumeric characters links the run after
+    it to the run before; in a chain of runs linked this way, the pattern
+    joins the 1st and 2nd run, the 3rd and 4th... So the 1st, 3rd, 5th...
+    linked apostrophe of a chain joins, and two linked apostrophes are in
+    one chain when the run after the first ends at the second.
+    """
+    apostrophes = (classes == _APOSTROPHE).nonzero()[0]
+    inner = apostrophes[(apostrophes > 0) & (apostrophes < len(classes) - 1)]
+    linked: Ints = inner[alnum[inner - 1] & alnum[inner + 1]]
+    if not len(linked):
+        return linked
+    # Where the run after each linked apostrophe ends: the first character after it that is not alphanumeric.
+    breaks = (~alnum).nonzero()[0]
+    position = np.searchsorted(breaks, linked + 1)
+    run_ends = np.append(breaks, len(classes))[position]
+    index = np.arange(len(linked), dtype=np.int64)
+    chained = np.zeros(len(linked), dtype=np.bool_)
+    chained[1:] = run_ends[:-1] == linked[1:]
+    chain_start = np.maximum.accumulate(np.where(chained, 0, index))
+    joined: npt.NDArray[np.int64] = linked[(index - chain_start) % 2 == 0]
+    return joined
+
+
+def _marked(pairs: bytes, table: bytes) -> Ints:
+    # ndarray.nonzero, not np.flatnonzero: the function wraps the method in Python calls (ravel,
+    # dispatch) that cost more than the work on a short text, and the detector makes dozens of them.
+    marked: Ints = np.frombuffer(pairs.translate(table), dtype=np.bool_).nonzero()[0]
+    return marked
+
+
 def spans(text: str) -> Spans:
-    """The spans and keys of the tokens of ``text``: the matches of ``re.finditer(WORD_PATTERN, text)``."""
+    """The spans and keys of the tokens of ``text``: the matches of ``re.finditer(WORD_PATTERN, text)``.
+
+    Starts and ends come from a ``bytes.translate`` of each pair of adjacent
+    character classes (a few passes instead of a dozen boolean array operations).
+    """
     codes = _code_points(text)
     classes = _class_of(codes)
     alnum = classes == _WORD
     size = len(codes)
-    # Alphanumeric runs, and the apostrophes that join two of them into one word.
-    padded = np.zeros(size + 2, dtype=np.bool_)
-    padded[1:-1] = alnum
-    run_starts = np.flatnonzero(padded[1:-1] & ~padded[:-2])
-    joins = np.zeros(size, dtype=np.bool_)
-    if len(run_starts) > 1 and bool((classes == _APOSTROPHE).any()):
-        before = run_starts - 1
-        linked = (before >= 1) & (classes[np.maximum(before, 0)] == _APOSTROPHE) & padded[np.maximum(before, 0)]
-        # A run's place in its chain of linked runs: odd places join the run before them.
-        index = np.arange(len(run_starts), dtype=np.int64)
-        chain_start = np.maximum.accumulate(np.where(linked, 0, index))
-        joins[before[linked & ((index - chain_start) % 2 == 1)]] = True
-    in_word = alnum | joins
-    marks = ((classes == _MARK) | (classes == _APOSTROPHE)) & ~joins
-    padded[1:-1] = in_word
-    starts = np.flatnonzero(marks | (in_word & ~padded[:-2]))
-    ends = np.flatnonzero(marks | (in_word & ~padded[2:])) + 1
+    # Classes with a space before and after the text, joining apostrophes read as word characters.
+    padded = np.full(size + 2, _SPACE, dtype=np.uint8)
+    padded[1:-1] = classes
+    padded[_joins(classes, alnum) + 1] = _WORD
+    # pairs[j] holds the classes of characters j - 1 and j.
+    pairs = padded[:-1] << np.uint8(3)
+    pairs |= padded[1:]
+    starts = _marked(pairs[:-1].tobytes(), _STARTS)
+    ends = _marked(pairs[1:].tobytes(), _ENDS) + 1
     return Spans(starts, ends, alnum[starts], _keys(codes, starts, ends), codes[starts])
 
 
