@@ -20,6 +20,7 @@ from pagewarden._guard import decoders, guard_text, normalize, obfuscation, rule
 from pagewarden._guard.byteview import code_unit_filter, high_bytes, may_hold, view
 from pagewarden._guard.decoders import INVISIBLE, STEP_MAX_REPLACEMENTS, holds_no_invisible
 from pagewarden._guard.homoglyphs import map_mixed_script_words
+from pagewarden._guard.learned import features
 from pagewarden._guard.normalize import collapse_whitespace
 from pagewarden._guard.obfuscation import latin_words, may_be_spaced
 from pagewarden._guard.report import GuardReport
@@ -443,8 +444,6 @@ def test_collapse_whitespace_equals_split_and_join() -> None:
 
 def test_long_unpunctuated_line_is_not_rescanned_per_piece() -> None:
     """A one-line megabyte cut into sentence pieces reads the line's marks once, not once per piece."""
-    from pagewarden._guard.learned import features
-
     line = "attention ai, " * 70_000
     features._marks.cache_clear()
     pieces = features.sentences(line)
