@@ -79,7 +79,7 @@ def test_covered(box: tuple[float, float, float, float], covers: list[tuple[floa
 def _facts(**changes: Any) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "page_count": 1, "encrypted": False, "metadata": {}, "outline": [], "attachments": [], "javascript": [],
-        "pages": [{"texts": ["text"], "numbers": [1000, 0, 10, 0, 10, 5], "hidden": [],
+        "pages": [{"texts": ["text"], "numbers": [1000, 0, 10, 0, 10, 5, 0], "hidden": [],
                    "annotations": [], "links": []}],
     }
     facts.update(changes)
@@ -92,14 +92,15 @@ def _page(texts: Any, numbers: Any, **changes: Any) -> dict[str, Any]:
 
 INVALID_FACTS = [
     {"pages": "not a list"},
-    {"pages": [_page([5], [10, 0, 1, 0, 1, 0])]},  # a text that is not a string
-    {"pages": [_page(["text"], [10, 0, 1, 0, 1])]},  # five numbers for a line, not six
-    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 0, 7])]},  # seven
-    {"pages": [_page(["text"], [10.5, 0, 1, 0, 1, 0])]},  # a float
-    {"pages": [_page(["text"], [True, 0, 1, 0, 1, 0])]},  # a bool is not a number
-    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 10**400])]},  # too large for a float
-    {"pages": [_page("text", [10, 0, 1, 0, 1, 0])]},  # texts not a list
-    {"pages": [_page(["text"], (10, 0, 1, 0, 1, 0))]},  # numbers not a list
+    {"pages": [_page([5], [10, 0, 1, 0, 1, 0, 0])]},  # a text that is not a string
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 0])]},  # six numbers for a line, not seven
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 0, 0, 0])]},  # eight
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 0, 7])]},  # a join that is not 0, 1 or 2
+    {"pages": [_page(["text"], [10.5, 0, 1, 0, 1, 0, 0])]},  # a float
+    {"pages": [_page(["text"], [True, 0, 1, 0, 1, 0, 0])]},  # a bool is not a number
+    {"pages": [_page(["text"], [10, 0, 1, 0, 1, 10**400, 0])]},  # too large for a float
+    {"pages": [_page("text", [10, 0, 1, 0, 1, 0, 0])]},  # texts not a list
+    {"pages": [_page(["text"], (10, 0, 1, 0, 1, 0, 0))]},  # numbers not a list
     {"pages": [_page([], [], hidden=[["made_up_technique", "x"]])]},
     {"pages": [_page([], [], annotations=[["pdf_annotation_contents"]])]},
     {"metadata": {"Title": 3}},

@@ -21,6 +21,9 @@ _ANNOTATION_VIAS = frozenset(
 )
 
 
+_JOINS = frozenset({0, 1, 2})
+
+
 class Line(NamedTuple):
     """A visible run of text: its text, effective size, box and baseline (page space, points).
 
@@ -34,6 +37,7 @@ class Line(NamedTuple):
     y0: float
     y1: float
     base: float | None = None  # where its baseline starts (its box's bottom when unknown)
+    join: int = 0  # how the text page joins it to the text before it (0 unknown, 1 a space, 2 nothing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +99,20 @@ def _pair(value: Any, allowed: frozenset[str] | None) -> tuple[str, str]:
 
 
 def _lines(texts: Any, numbers: Any) -> tuple[Line, ...]:
-    # Six whole numbers per text: the size in hundredths of a point, x0, x1, y0, y1 and the baseline in tenths.
-    # type() is exact, so a bool is not taken for a number.
-    if type(texts) is not list or type(numbers) is not list or len(numbers) != 6 * len(texts):
+    # Seven whole numbers per text: the size in hundredths of a point, x0, x1, y0, y1 and the baseline in tenths,
+    # and the join (0, 1 or 2). type() is exact, so a bool is not taken for a number.
+    if type(texts) is not list or type(numbers) is not list or len(numbers) != 7 * len(texts):
         raise _Invalid
     # The set of the values' exact types, built in C: every value a str (an int) exactly, as a loop would check.
     if not set(map(type, texts)) <= {str} or not set(map(type, numbers)) <= {int}:
         raise _Invalid
+    joins = numbers[6::7]
+    if joins and not set(joins) <= _JOINS:
+        raise _Invalid
     # Column by column: a list comprehension per field is cheaper than arithmetic per line.
-    return tuple(map(Line, texts, [v / 100 for v in numbers[0::6]], [v / 10 for v in numbers[1::6]],
-                     [v / 10 for v in numbers[2::6]], [v / 10 for v in numbers[3::6]], [v / 10 for v in numbers[4::6]],
-                     [v / 10 for v in numbers[5::6]]))
+    return tuple(map(Line, texts, [v / 100 for v in numbers[0::7]], [v / 10 for v in numbers[1::7]],
+                     [v / 10 for v in numbers[2::7]], [v / 10 for v in numbers[3::7]], [v / 10 for v in numbers[4::7]],
+                     [v / 10 for v in numbers[5::7]], joins))
 
 
 def _page(number: int, value: Any) -> PageFacts:

@@ -23,14 +23,24 @@ __all__ = [
 ]
 
 _BULLET_CHARS = "•◦▪‣●○■□–-*"
-_BULLET = re.compile(r"^\s*([•◦▪‣●○■□–\-*])\s+")
+# A bullet is one of these, or a private-use character (Word's Symbol and Wingdings bullets, U+F0B7...) or a C1
+# control (TeX's bullet in a font without a Unicode map): glyphs that carry no letter, alone before the item.
+_BULLET = re.compile("^\\s*([•◦▪‣●○■□–\\-*\ue000-\uf8ff\x80-\x9f])\\s+")
 _ORDINAL = re.compile(r"^\s*(\d{1,3}|[a-z])[.)]\s+")
 # A bibliography entry ("[12] A. Author. Title.") starts a paragraph of its own.
 _REFERENCE = re.compile(r"^\s*\[\d{1,4}\]\s")
 # A table of contents entry ("2.1 Syntax . . . . . 12"): a paragraph of its own, never a heading.
 _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,5}|[ivxlc]{1,8})$", re.IGNORECASE)
+# Ligatures as one character: the presentation forms (U+FB00-U+FB06) and, in a TeX font without a Unicode map
+# (Type 3 bitmap fonts), the font's own codes, which land on control characters (Cork/T1 0x1B-0x1F, OT1 0x0B-0x0F
+# but 0x0D, a line end): the letters they stand for.
+_LIGATURE = re.compile("[\x0b\x0c\x0e\x0f\x1b-\x1f\ufb00-\ufb06]")
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
+              "\ufb06": "st", "\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl", "\x0b": "ff",
+              "\x0c": "fi", "\x0e": "ffi", "\x0f": "ffl"}
 # PDFium's text page marks a hyphen that ends a line inside a word with U+FFFE.
 _LINE_END_HYPHEN = "\ufffe"
+_JOIN_SPACE = 1  # Line.join: the text page puts a space before the run (2: nothing, 0: not known)
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
@@ -67,15 +77,34 @@ class _Row:
     base: float
 
 
+def _ligature(match: re.Match[str]) -> str:
+    char, text, at = match.group(), match.string, match.start()
+    if char >= "\ufb00":
+        return _LIGATURES[char]
+    # A control character is a ligature only inside or at the edge of a word (beside a letter).
+    beside = text[at - 1 : at] + text[at + 1 : at + 2]
+    return _LIGATURES[char] if any(other.isalpha() for other in beside) else char
+
+
+def _letters(text: str) -> str:
+    """``text`` with its ligatures written out as letters (``_LIGATURE``), so words read and match as typed."""
+    return _LIGATURE.sub(_ligature, text) if _LIGATURE.search(text) is not None else text
+
+
 def _rows(lines: tuple[Line, ...]) -> list[_Row]:
     rows: list[_Row] = []
     last: _Row | None = None
+    spaced = False  # whether the last run ended with a space
     # Runs every visible line of a document: the line's fields unpacked once (a named tuple's attributes cost a
     # call each), the tolerance computed once.
-    for raw_text, line_size, x0, x1, y0, y1, line_base in lines:
-        text = " ".join(raw_text.split())
+    for raw_text, line_size, x0, x1, y0, y1, line_base, join in lines:
+        text = " ".join(_letters(raw_text).split())
         if not text:
             continue
+        # A space drawn at a run's end or start separates it from its neighbour on the line, whatever the gap
+        # between their boxes (a space glyph may fill that gap).
+        space_before = spaced or raw_text[0].isspace()
+        spaced = raw_text[-1].isspace()
         base = y0 if line_base is None else line_base
         if last is not None:
             size = max(line_size, last.size, 1.0)
@@ -85,7 +114,9 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
             same_line = abs(base - last.base) <= tolerance or abs(y0 - last.y0) <= tolerance
             if same_line and x0 >= last.x1 - 0.5 * size:
                 gap = x0 - last.x1
-                joiner = " " if gap > 0.12 * size and not last.text.endswith(" ") else ""
+                # The text page's own join where it knows it (it judges advances, not ink boxes), else the gap.
+                spaced_out = join == _JOIN_SPACE if join else gap > 0.12 * size
+                joiner = " " if space_before or spaced_out else ""
                 last.text += joiner + text
                 last.x1 = max(last.x1, x1)
                 last.y0 = min(last.y0, y0)
@@ -94,7 +125,8 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
                 continue
         last = _Row(text, line_size, x0, x1, y0, y1, base)
         rows.append(last)
-    return rows
+    # A bullet with no item beside it on its line says nothing.
+    return [row for row in rows if row.text != "\u2022"]
 
 
 def body_size(pages: tuple[PageFacts, ...]) -> float:
@@ -134,7 +166,8 @@ def _heading_level(size: float, body: float) -> int:
 def _may_be_marked(text: str) -> bool:
     """Whether ``text`` (a row: no leading space) may start with a list marker (see _BULLET and _ORDINAL)."""
     first = text[0]
-    return first in _BULLET_CHARS or first.isdigit() or (first.islower() and text[1:2] in (".", ")"))
+    return (first in _BULLET_CHARS or first.isdigit() or (first.islower() and text[1:2] in (".", ")"))
+            or "\ue000" <= first <= "\uf8ff" or "\x80" <= first <= "\x9f")
 
 
 def _join(parts: list[str]) -> str:
@@ -161,21 +194,27 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
     def flush() -> None:
         nonlocal parts
         if parts:
-            blocks.append(Block(kind, _join(parts), level, ordinal))
+            text = _join(parts)
+            if kind == "heading" and len(text) > _MAX_HEADING_CHARS:
+                # A long run of large text (a lead paragraph, a pull quote) is a paragraph, not a heading.
+                blocks.append(Block("paragraph", text))
+            else:
+                blocks.append(Block(kind, text, level, ordinal))
         parts = []
 
     for row in _rows(page.lines):
         text = row.text
         # The patterns run only on rows that could match them (most rows of a page cannot).
         entry = ("...." in text or ". . ." in text) and _CONTENTS_ENTRY.search(text) is not None
-        short = len(text) <= _MAX_HEADING_CHARS and not entry
-        row_level = _heading_level(row.size, body) if short else 0
-        # A row set clearly larger than the body is a heading, numbered ("1. Introduction") or not; a contents
-        # entry is a paragraph, numbered or not.
+        # Rows set clearly larger than the body make a heading, numbered ("1. Introduction") or not, when the
+        # block they make is short (see flush); a contents entry is a paragraph, numbered or not.
+        row_level = 0 if entry else _heading_level(row.size, body)
         marked = not row_level and not entry and _may_be_marked(text)
         marker = _BULLET.match(text) or _ORDINAL.match(text) if marked else None
-        new_block = (previous is None or marker is not None or row_level > 0 or kind == "heading" or entry
-                     or after_entry or (text[0] == "[" and _REFERENCE.match(text) is not None))
+        # A heading set on several lines is one heading: the next row of its size continues it (unless a gap,
+        # a jump up or a size change below ends it), as a body row continues a paragraph.
+        new_block = (previous is None or marker is not None or row_level != (level if kind == "heading" else 0)
+                     or entry or after_entry or (text[0] == "[" and _REFERENCE.match(text) is not None))
         after_entry = entry
         if previous is not None and not new_block:
             size = max(row.size, previous.size, 1.0)

@@ -27,9 +27,12 @@ from . import native
 from .hidden import STROKE_ONLY_MODES, WHITE, Box, box_outside, classify, contains, covered_by
 from .layers import is_optional, undrawn
 from .native import Matrix, Out
-from .textmap import TextMap
+from .textmap import TextMap, whole
 
-__all__ = ["MAX_COVER_CANDIDATES", "MAX_FORM_DEPTH", "MAX_OBJECTS_PER_PAGE", "PageText", "read_page_text"]
+__all__ = [
+    "JOIN_NONE", "JOIN_SPACE", "JOIN_UNKNOWN", "MAX_COVER_CANDIDATES", "MAX_FORM_DEPTH", "MAX_OBJECTS_PER_PAGE",
+    "NUMBERS_PER_LINE", "PageText", "read_page_text",
+]
 
 # Bounds on what one page may make us walk; they keep a crafted file's
 # structure from turning into time or memory.
@@ -37,11 +40,21 @@ MAX_OBJECTS_PER_PAGE = 200_000
 MAX_FORM_DEPTH = 16
 MAX_COVER_CANDIDATES = 20_000
 _RECT_SEGMENTS = 8
+# A bullet drawn as a shape is this many points wide and high (a disc at 10-16 px text is 3.5-6 pt).
+_BULLET_MIN, _BULLET_MAX = 1.5, 8.0
+BULLET = "\u2022"
 _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 _NO_STROKE = (0, 0, 0, 0)
 # A letter or a digit: text whose glyphs reach some height (see _effective_size).
 _ALNUM = re.compile(r"[^\W_]")
+
+
+# How PDFium's text page joins a run to the character before it, which it decides from the glyphs' advances
+# and the font's space (ink boxes, all the layout sees, leave gaps inside words): the run starts a text-page line
+# (or is judged glyph by glyph), a space comes first, or nothing (one word goes on).
+JOIN_UNKNOWN, JOIN_SPACE, JOIN_NONE = 0, 1, 2
+NUMBERS_PER_LINE = 7
 
 
 class LimitExceeded(Exception):
@@ -82,8 +95,10 @@ _Text = tuple[int, Box, int, "Matrix | None", bool]
 class PageText:
     """One page's visible lines and hidden runs (``[technique, text]``).
 
-    Lines are sent flat, cheaper to write and read than a list per line: ``texts``, and per text six whole
-    numbers in ``numbers``: the size in hundredths of a point, then x0, x1, y0, y1 and the baseline in tenths.
+    Lines are sent flat, cheaper to write and read than a list per line: ``texts``, and per text seven whole
+    numbers in ``numbers``: the size in hundredths of a point, then x0, x1, y0, y1 and the baseline in tenths,
+    then how the text page joins the run to the text before it on its line (:data:`JOIN_UNKNOWN`,
+    :data:`JOIN_SPACE`, :data:`JOIN_NONE`).
     """
 
     texts: list[str] = field(default_factory=list)
@@ -92,7 +107,8 @@ class PageText:
     truncated_covers: bool = False
 
 
-Fill = tuple[_Item, tuple[int, int, int] | None]
+# A fill and its colour with alpha (``None`` for an image: colour unknown, taken as opaque).
+Fill = tuple[_Item, tuple[int, int, int, int] | None]
 
 
 class _Fills:
@@ -114,7 +130,7 @@ class _Fills:
     def __bool__(self) -> bool:
         return self._count > 0
 
-    def add(self, item: _Item, colour: tuple[int, int, int] | None) -> None:
+    def add(self, item: _Item, colour: tuple[int, int, int, int] | None) -> None:
         if self._count >= MAX_COVER_CANDIDATES:
             self.truncated = True
             return
@@ -194,8 +210,9 @@ def _walk(page: int, out: Out, owners: Container[int]) -> tuple[list[_Text], lis
     return texts, others
 
 
-def _opaque_fill(item: _Item, out: Out) -> tuple[int, int, int] | bool | None:
-    """For a filled opaque path: its colour; for an image: ``None`` (colour unknown); else ``False``."""
+def _fill(item: _Item, out: Out) -> tuple[int, int, int, int] | bool | None:
+    """For a filled path that paints (alpha above 0): its colour and alpha; for an image: ``None`` (colour
+    unknown); else ``False``."""
     if item.kind == _IMAGE:
         return None
     if item.kind != _PATH:
@@ -205,8 +222,29 @@ def _opaque_fill(item: _Item, out: Out) -> tuple[int, int, int] | bool | None:
         return False
     if native.path_count_segments(item.handle) > _RECT_SEGMENTS:
         return False
-    r, g, b, a = out.colour(native.fill_colour, item.handle)
-    return (r, g, b) if a == 255 else False
+    colour = out.colour(native.fill_colour, item.handle)
+    return colour if colour[3] > 0 else False
+
+
+def _is_bullet(item: _Item, out: Out) -> bool:
+    """Whether a path is a list bullet drawn as a shape (a printed web page's disc or square): small, about as
+    wide as high, filled."""
+    if item.kind != _PATH:
+        return False
+    width, height = item.box[2] - item.box[0], item.box[3] - item.box[1]
+    if not (_BULLET_MIN <= width <= _BULLET_MAX and _BULLET_MIN <= height <= _BULLET_MAX
+            and 0.6 * height <= width <= 1.6 * height):
+        return False
+    mode = out.draw_mode(item.handle)
+    return mode is not None and mode[0] != 0
+
+
+def _over(colour: tuple[int, int, int, int], background: tuple[int, int, int]) -> tuple[int, int, int]:
+    """``colour`` painted with its alpha over ``background``."""
+    alpha = colour[3] / 255
+    return (round(colour[0] * alpha + background[0] * (1 - alpha)),
+            round(colour[1] * alpha + background[1] * (1 - alpha)),
+            round(colour[2] * alpha + background[2] * (1 - alpha)))
 
 
 def _glyph_runs(page: TextMap, handle: int, out: Out, judge: Callable[[Box], str | None]
@@ -222,12 +260,12 @@ def _glyph_runs(page: TextMap, handle: int, out: Out, judge: Callable[[Box], str
                 continue
             verdict = current if char.isspace() else judge(box)
             if parts and verdict != current:
-                yield current, "".join(parts)
+                yield current, whole("".join(parts))
                 parts = []
             current = verdict
             parts.append(char)
     if parts:
-        yield current, "".join(parts)
+        yield current, whole("".join(parts))
 
 
 def _effective_size(nominal: float, matrix: Matrix | None, form: Matrix | None, box: Box, text: str) -> float:
@@ -259,15 +297,20 @@ def _overlaps(box: Box, other: Box) -> bool:
 
 
 def _surroundings(box: Box, rank: int, fills: _Fills) -> tuple[tuple[int, int, int] | None, list[Box]]:
-    """The background under the text object's centre, and the boxes drawn later that overlap it."""
+    """The background under the text object's centre (the fills drawn earlier that hold it, each painted with its
+    alpha over what is below it), and the opaque boxes drawn later that overlap it."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     background: tuple[int, int, int] | None = WHITE
     covers: list[Box] = []
     for fill, colour in fills.near(box):
         if fill.rank < rank:
             if contains(fill.box, cx, cy):
-                background = colour
-        elif _overlaps(box, fill.box):
+                if colour is None or colour[3] == 255:
+                    background = None if colour is None else colour[:3]
+                elif background is not None:
+                    # A translucent fill (a banner's shade) tints what is under it; it hides nothing itself.
+                    background = _over(colour, background)
+        elif (colour is None or colour[3] == 255) and _overlaps(box, fill.box):
             covers.append(fill.box)
     return background, covers
 
@@ -283,10 +326,13 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
     fills = _Fills()
     for item in others:
         if item.kind in (_PATH, _IMAGE):
-            colour = _opaque_fill(item, out)
+            colour = _fill(item, out)
             if colour is not False:
                 fills.add(item, colour if isinstance(colour, tuple) else None)
     result.truncated_covers = fills.truncated
+    # Bullets drawn as shapes become a "•" line in drawing order (the layout joins it to its item, or drops it).
+    bullets = [item for item in others if item.kind == _PATH and _is_bullet(item, out)]
+    next_bullet = 0
     optional: dict[int, tuple[Box, int, list[int]]] = {}  # visible objects tagged as optional content
     # This loop runs for every text object of every page: what it calls is bound to locals once, and the common
     # cases of TextMap.of, Budget.take and _baseline are written out.
@@ -296,8 +342,16 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
     line_texts, numbers, hidden = result.texts, result.numbers, result.hidden
     no_covers: list[Box] = []
     for handle, box, rank, form, in_optional_form in texts:
+        while next_bullet < len(bullets) and bullets[next_bullet].rank < rank:
+            shape = bullets[next_bullet].box
+            line_texts.append(BULLET)
+            numbers.extend((0, round(shape[0] * 10), round(shape[2] * 10), round(shape[1] * 10), round(shape[3] * 10),
+                            round(shape[1] * 10), JOIN_UNKNOWN))
+            next_bullet += 1
         runs = runs_of[handle]  # the walk kept only objects that own characters
         text = page_text[runs[0][0] : runs[0][1]] if len(runs) == 1 else text_of(handle)
+        if chars.surrogates:
+            text = whole(text)
         if not text or text.isspace():
             continue
         budget.left -= len(text)
@@ -313,9 +367,12 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
             continue
         first_line = len(line_texts)
         baseline = matrix[5] if matrix is not None and form is None else _baseline(matrix, form, box)
+        start = runs[0][0]
+        before = page_text[start - 1] if start else "\n"
+        join = JOIN_UNKNOWN if before in "\r\n" else JOIN_SPACE if before.isspace() else JOIN_NONE
         # Lines as whole numbers (size in hundredths of a point, positions in tenths): cheaper to send than floats.
         facts = (round(size * 100), round(box[0] * 10), round(box[2] * 10), round(box[1] * 10), round(box[3] * 10),
-                 round(baseline * 10))
+                 round(baseline * 10), join)
         inside = left <= box[0] and box[2] <= right and bottom <= box[1] and box[3] <= top
         if not covers and (inside or not box_outside(box, visible_box)):
             line_texts.append(text)
@@ -330,10 +387,11 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
                     return "pdf_covered"
                 return None
 
+            unknown = (*facts[:-1], JOIN_UNKNOWN)  # a piece of the object: its neighbour is not known
             for verdict, run in list(_glyph_runs(chars, handle, out, judge)) or [(judge(box), text)]:
                 if verdict is None:
                     line_texts.append(run)
-                    numbers.extend(facts)
+                    numbers.extend(unknown)
                 elif run.strip():
                     hidden.append([verdict, run])
         if in_optional_form or (count_marks(handle) > 0 and is_optional(handle)):
@@ -356,4 +414,5 @@ def _hide_undrawn(page: Any, optional: dict[int, tuple[Box, int, list[int]]], ha
             result.hidden.append(["pdf_optional_content_off", result.texts[index]])
     kept = [index for index in range(len(result.texts)) if index not in gone]
     result.texts = [result.texts[index] for index in kept]
-    result.numbers = [number for index in kept for number in result.numbers[6 * index : 6 * index + 6]]
+    per = NUMBERS_PER_LINE
+    result.numbers = [number for index in kept for number in result.numbers[per * index : per * index + per]]

@@ -19,12 +19,14 @@ import re
 
 from . import native
 
-__all__ = ["Run", "TextMap"]
+__all__ = ["Run", "TextMap", "whole"]
 
 _LINE = re.compile(r"[^\r\n]+")
 # Strong right-to-left letters and the controls that start right-to-left runs.
 _RTL = re.compile("[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff"
                   "\U0001e800-\U0001efff]")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Run = tuple[int, int]  # [start, end) character indices on the text page
 
@@ -37,6 +39,9 @@ class TextMap:
         count = native.count_chars(textpage)
         self.runs: dict[int, list[Run]] = {}
         self.text = ""
+        # Whether the text holds UTF-16 surrogates, one per index (a character outside the BMP, such as an emoji,
+        # counts two on the text page): texts taken from it are made whole again with :func:`whole`.
+        self.surrogates = False
         if count <= 0:
             return
         buffer = ctypes.create_string_buffer(2 * (count + 1))
@@ -45,6 +50,7 @@ class TextMap:
         exact = right_to_left or len(text) != count or _RTL.search(text) is not None
         if len(text) != count:
             text = "".join(_char(native.char_unicode(textpage, index)) for index in range(count))
+            self.surrogates = _SURROGATE.search(text) is not None
         self.text = text
         if exact:
             self._map(0, count)
@@ -127,3 +133,9 @@ def _char(code: int) -> str:
         return chr(code)
     except ValueError:
         return "\ufffd"
+
+
+def whole(text: str) -> str:
+    """``text`` with each surrogate pair joined into its character and a lone surrogate replaced (U+FFFD): a
+    string that encodes as UTF-8."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
