@@ -73,6 +73,16 @@ def _near_background(c: canvas.Canvas, payload: str) -> None:
     c.drawString(72, 598, payload)
 
 
+def _faint_shade(c: canvas.Canvas, payload: str) -> None:
+    # A translucent shade (5% black) under white text: the background is the shade over the page, near white.
+    c.setFillColorRGB(0, 0, 0)
+    c.setFillAlpha(0.05)
+    c.rect(60, 590, 470, 24, fill=1, stroke=0)
+    c.setFillAlpha(1)
+    c.setFillColorRGB(1, 1, 1)
+    c.drawString(72, 598, payload)
+
+
 def _tiny_font(c: canvas.Canvas, payload: str) -> None:
     c.setFont("Helvetica", 0.6)
     c.drawString(72, 600, payload)
@@ -147,6 +157,7 @@ CARRIERS = (
     Carrier("render_mode_3", _render_mode_3, "hidden"),
     Carrier("white_on_white", _white_on_white, "hidden"),
     Carrier("colour_near_background", _near_background, "hidden"),
+    Carrier("white_on_faint_shade", _faint_shade, "hidden"),
     Carrier("tiny_font", _tiny_font, "hidden"),
     Carrier("scaled_to_tiny", _scaled_to_tiny, "hidden"),
     Carrier("outside_media_box", _outside_page, "hidden"),

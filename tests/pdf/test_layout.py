@@ -118,3 +118,69 @@ def test_documents_read_right_to_left_keep_hidden_text_apart() -> None:
     assert "!" not in visible
     assert "Visible" in visible
     assert [text.split() for _technique, text in page.hidden] == [["...", "!!!", "12345", "..."]]
+
+
+# (what, runs on one baseline as (text, x0, x1, join), the joined row): the text page's join decides where it is
+# known, a space drawn at a run's edge separates, else the gap between the boxes.
+JOINS = [
+    ("the text page puts no space: one word, whatever the ink gap", [("figu", 72, 90, 0), ("re", 92, 100, 2)],
+     "figure"),
+    ("the text page puts a space, boxes touching", [("black", 72, 100, 0), ("Friday", 100, 130, 1)], "black Friday"),
+    ("a run that starts with its space, boxes touching", [("flood", 72, 100, 0), (" came", 100, 130, 0)],
+     "flood came"),
+    ("a run that ends with its space, boxes touching", [("flood ", 72, 100, 0), ("came", 100, 130, 2)],
+     "flood came"),
+    ("join unknown: a wide gap is a space", [("left", 72, 100, 0), ("right", 105, 130, 0)], "left right"),
+    ("join unknown: a narrow gap is none", [("left", 72, 100, 0), ("right", 100.5, 130, 0)], "leftright"),
+]
+
+
+@pytest.mark.parametrize(("what", "runs", "expected"), JOINS, ids=[what for what, _, _ in JOINS])
+def test_runs_on_a_line_join(what: str, runs: list[tuple[str, float, float, int]], expected: str) -> None:
+    """Runs on one baseline join into one paragraph as the table says."""
+    lines = tuple(Line(text, 10.0, x0, x1, 700.0, 710.0, 700.0, join) for text, x0, x1, join in runs)
+    blocks = page_blocks(PageFacts(1, lines, (), (), ()), 10.0).blocks
+    assert [block.text for block in blocks] == [expected], what
+
+
+# (what, lines as (text, size, top), the blocks as (kind, level, text))
+BLOCKS = [
+    ("a heading on two lines is one heading", [("How the river finds", 20, 760), ("its way to the sea", 20, 736),
+                                               ("Body text follows.", 10, 700)],
+     [("heading", 1, "How the river finds its way to the sea"), ("paragraph", 0, "Body text follows.")]),
+    ("a long run of large text is a paragraph", [("A lead paragraph set large " * 3, 14, 760),
+                                                 ("goes on for more than a heading would " * 2, 14, 742),
+                                                 ("Body text follows.", 10, 700)],
+     [("paragraph", 0, ("A lead paragraph set large " * 3).strip() + " " + ("goes on for more than a heading would "
+                                                                          * 2).strip()),
+      ("paragraph", 0, "Body text follows.")]),
+    ("a lone bullet with no item beside it is dropped", [("\u2022", 10, 760), ("Body text.", 10, 700)],
+     [("paragraph", 0, "Body text.")]),
+    ("a private-use bullet marks an item", [("\uf0b7 Keep the jars upright.", 10, 760)],
+     [("item", 0, "Keep the jars upright.")]),
+]
+
+
+@pytest.mark.parametrize(("what", "lines", "expected"), BLOCKS, ids=[what for what, _, _ in BLOCKS])
+def test_rows_make_blocks(what: str, lines: list[tuple[str, float, float]], expected: list[tuple[str, int, str]]
+                          ) -> None:
+    """Rows become the blocks the table says (body text at 10 pt)."""
+    facts = tuple(Line(text, size, 72.0, 500.0, top - size, top) for text, size, top in lines)
+    blocks = page_blocks(PageFacts(1, facts, (), (), ()), 10.0).blocks
+    assert [(block.kind, block.level, block.text) for block in blocks] == expected, what
+
+
+# (what, the run's text, the text it reads as)
+LETTERS = [
+    ("presentation-form ligatures", "\ufb01gure \ufb02ow o\ufb03ce\ufb00", "figure flow officeff"),
+    ("TeX T1 codes in a Type 3 font", "o\x1ecial sta\x1b \x1cled \x1dow shu\x1fe", "official staff filed flow shuffle"),
+    ("TeX OT1 codes in a Type 3 font", "\x0cnd o\x0eces", "find offices"),
+    ("a control character beside no letter stays a separator", "a \x1c b", "a b"),
+]
+
+
+@pytest.mark.parametrize(("what", "raw", "expected"), LETTERS, ids=[what for what, _, _ in LETTERS])
+def test_ligatures_are_letters(what: str, raw: str, expected: str) -> None:
+    """A run's ligatures read as the letters they stand for."""
+    blocks = page_blocks(PageFacts(1, (Line(raw, 10.0, 72.0, 300.0, 700.0, 710.0),), (), (), ()), 10.0).blocks
+    assert [block.text for block in blocks] == [expected], what
