@@ -161,6 +161,42 @@ BLOCKS = [
 ]
 
 
+
+def _prose(x0: float, base: float, text: str, size: float = 10.0) -> Line:
+    return Line(text, size, x0, x0 + 6 * len(text), base - 2, base + 7, base)
+
+
+# (what, lines as Line, the block texts): paragraphs as typesetters mark them.
+PARAGRAPHS = [
+    ("an indented first line starts a paragraph (TeX)",
+     [_prose(72, 700, "the end of one paragraph, a line that runs on"), _prose(72, 688, "to its end."),
+      _prose(87, 676, "The next paragraph starts indented"), _prose(72, 664, "and goes on at the margin.")],
+     ["the end of one paragraph, a line that runs on to its end.",
+      "The next paragraph starts indented and goes on at the margin."]),
+    ("a step longer than the usual line step starts a paragraph (man pages)",
+     [_prose(72, 700 - 12 * i, f"line {i} of the first paragraph") for i in range(5)]
+     + [_prose(72, 700 - 48 - 17, "The second paragraph, after a short space.")],
+     [" ".join(f"line {i} of the first paragraph" for i in range(5)), "The second paragraph, after a short space."]),
+    ("a footnote mark raised after a word stays in its line and paragraph",
+     [_prose(72, 700, "the end of a sentence."), Line("1", 7.0, 72 + 6 * 22 + 0.5, 72 + 6 * 22 + 4, 703.5, 709,
+                                                      703.6),
+      _prose(72 + 6 * 22 + 7, 700, "And on it goes."), _prose(72, 688, "the next line of the paragraph.")],
+     ["the end of a sentence.1 And on it goes. the next line of the paragraph."]),
+    ("a footnote's number opens its line",
+     [Line("2", 6.0, 72, 75, 103, 108, 103.3), _prose(76, 100, "A footnote in small type.", 8.0)],
+     ["2 A footnote in small type."]),
+    ("an exponent joins its line", [_prose(72, 700, "E = mc"), Line("2", 7.0, 108.5, 112, 704, 709, 704)],
+     ["E = mc2"]),
+]
+
+
+@pytest.mark.parametrize(("what", "lines", "expected"), PARAGRAPHS, ids=[what for what, _, _ in PARAGRAPHS])
+def test_paragraphs_as_typeset(what: str, lines: list[Line], expected: list[str]) -> None:
+    """Lines become the paragraphs the table says (body text at 10 pt)."""
+    blocks = page_blocks(PageFacts(1, tuple(lines), (), (), ()), 10.0).blocks
+    assert [block.text for block in blocks] == expected, what
+
+
 @pytest.mark.parametrize(("what", "lines", "expected"), BLOCKS, ids=[what for what, _, _ in BLOCKS])
 def test_rows_make_blocks(what: str, lines: list[tuple[str, float, float]], expected: list[tuple[str, int, str]]
                           ) -> None:

@@ -11,6 +11,7 @@ built here from escaped text only: nothing in a PDF becomes Markdown syntax.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,13 @@ _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "
 # PDFium's text page marks a hyphen that ends a line inside a word with U+FFFE.
 _LINE_END_HYPHEN = "\ufffe"
 _JOIN_SPACE = 1  # Line.join: the text page puts a space before the run (2: nothing, 0: not known)
+_SCRIPT_SIZE = 0.85  # a superscript or subscript is set at most this share of its line's size
+_SUPERSCRIPT_RISE = 0.6  # ... its baseline at most this share of that size above the line's baseline
+_SUBSCRIPT_DROP = 0.4  # ... or this share below
+# A line indented by 0.8 to 4 times the size under the line before it starts a paragraph.
+_INDENT_MIN, _INDENT_MAX = 0.8, 4.0
+# A step down this much longer than the usual line step (seen on at least this many rows) starts a paragraph.
+_STEP_RATIO, _USUAL_STEP_COUNT = 1.3, 4
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
@@ -112,10 +120,21 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
             # which sits above the baseline, from the text beside it, which hangs below it).
             tolerance = _SAME_LINE * size
             same_line = abs(base - last.base) <= tolerance or abs(y0 - last.y0) <= tolerance
-            if same_line and x0 >= last.x1 - 0.5 * size:
+            # A superscript or subscript (a footnote mark, an exponent): set smaller, its baseline raised or
+            # lowered within the line, right after it; it belongs to the line.
+            low, high = last.base - _SUBSCRIPT_DROP * last.size, last.base + _SUPERSCRIPT_RISE * last.size
+            scripted = (not same_line and line_size < _SCRIPT_SIZE * last.size and x0 - last.x1 <= last.size
+                        and low <= base <= high)
+            # ... or the line after such a mark that opens it (a footnote's number).
+            opened = (not same_line and not scripted and last.size < _SCRIPT_SIZE * line_size and len(last.text) <= 3
+                      and x0 - last.x1 <= line_size
+                      and base - _SUBSCRIPT_DROP * line_size <= last.base <= base + _SUPERSCRIPT_RISE * line_size)
+            if opened:
+                last.base, last.size = base, line_size
+            if (same_line or scripted or opened) and x0 >= last.x1 - 0.5 * size:
                 gap = x0 - last.x1
                 # The text page's own join where it knows it (it judges advances, not ink boxes), else the gap.
-                spaced_out = join == _JOIN_SPACE if join else gap > 0.12 * size
+                spaced_out = opened or (join == _JOIN_SPACE if join else gap > 0.12 * size)
                 joiner = " " if space_before or spaced_out else ""
                 last.text += joiner + text
                 last.x1 = max(last.x1, x1)
@@ -183,6 +202,23 @@ def _join(parts: list[str]) -> str:
     return text.replace(_LINE_END_HYPHEN, "-")
 
 
+def _usual_step(rows: list[_Row]) -> float:
+    """The page's usual line step: the shortest common distance between the baselines of consecutive rows of one
+    size (rounded to half a point; 0.0 when no step is common enough to tell)."""
+    counts: dict[float, int] = {}
+    for above, below in itertools.pairwise(rows):
+        step = above.base - below.base
+        if abs(above.size - below.size) <= _SIZE_CHANGE * above.size and 0 < step < 3 * above.size:
+            key = round(step * 2) / 2
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return 0.0
+    # The shortest common step: where paragraphs are spaced (man pages' tags and descriptions), the longer steps
+    # between them may be as common as the line step itself.
+    enough = max(_USUAL_STEP_COUNT, max(counts.values()) // 4)
+    return min((step for step, count in counts.items() if count >= enough), default=0.0)
+
+
 def page_blocks(page: PageFacts, body: float) -> PageBlocks:
     """Group one page's visible runs into blocks."""
     blocks: list[Block] = []
@@ -202,7 +238,9 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
                 blocks.append(Block(kind, text, level, ordinal))
         parts = []
 
-    for row in _rows(page.lines):
+    rows = _rows(page.lines)
+    usual = _usual_step(rows)
+    for row in rows:
         text = row.text
         # The patterns run only on rows that could match them (most rows of a page cannot).
         entry = ("...." in text or ". . ." in text) and _CONTENTS_ENTRY.search(text) is not None
@@ -221,7 +259,14 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
             gap = previous.y0 - row.y1
             moved_up = row.y1 > previous.y1 + size
             resized = abs(row.size - previous.size) > _SIZE_CHANGE * size
-            new_block = gap > _PARAGRAPH_GAP * size or moved_up or resized
+            step = previous.base - row.base
+            # A first line indented (TeX, most books) or a step down clearly longer than the
+            # page's usual line step (space between paragraphs smaller than a blank line, as man pages set it).
+            indent = row.x0 - previous.x0
+            prose = kind == "paragraph"  # a heading's or an item's lines may hang indented
+            indented = prose and _INDENT_MIN * size <= indent <= _INDENT_MAX * size
+            spaced = prose and usual > 0 and step > _STEP_RATIO * usual
+            new_block = gap > _PARAGRAPH_GAP * size or moved_up or resized or indented or spaced
         if new_block:
             flush()
             if marker is not None:
