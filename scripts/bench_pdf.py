@@ -48,14 +48,20 @@ import argparse
 import asyncio
 import contextlib
 import datetime
+import gzip
+import html
 import importlib.metadata
+import importlib.util
 import io
 import json
 import os
 import platform
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -384,6 +390,307 @@ async def run(args: argparse.Namespace, client: httpx.Client) -> dict[str, Any]:
     return results
 
 
+# -- real producers -------------------------------------------------------------------------------------------------
+# PDFs made by the producers people use, from texts whose source is known: Chromium's print to PDF (the corpus's
+# pages, every request but the page itself refused), pdfLaTeX (two-column papers and reports with a contents page,
+# from the corpus's article bodies), LibreOffice (HTML straight to PDF, and HTML to DOCX to PDF), groff (man pages).
+# Each is made only when the producer is installed; a missing one is named and skipped.
+
+TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+FOOTNOTE = "A footnote set in small type, with an official office affliction."
+LIST_ITEMS = ("Collect the samples every morning.", "Label each jar with the date.", "Store them in a cool place.")
+MAN_PAGES = ("ls", "grep", "tar", "find")
+PRODUCER_TIMEOUT = 120
+
+
+def _tex(text: str) -> str:
+    return "".join(TEX_SPECIAL.get(char, char) for char in text)
+
+
+def _words(text: str, start: int = 0, count: int = 6) -> str:
+    return " ".join(text.split()[start : start + count])
+
+
+def _bodies(args: argparse.Namespace, minimum: int) -> list[tuple[str, list[str]]]:
+    """(id, paragraphs) of corpus pages with at least ``minimum`` paragraphs of ASCII text (TeX needs no packages)."""
+    pages = generated_pages(args.limit) if args.generated or not args.corpus.exists() else load_corpus(args.corpus)
+    bodies = []
+    for page in pages:
+        paragraphs = [line.strip() for line in page.truth.split("\n") if len(line.strip()) > 40 and line.isascii()]
+        if len(paragraphs) >= minimum:
+            bodies.append((page.id, paragraphs))
+    return bodies
+
+
+def _latex_sources(bodies: list[tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
+    """(name, TeX, source text): two of three are two-column papers (abstract, sections, a footnote, an equation,
+    a figure caption, a list, a bibliography, running heads), one a report with a table of contents."""
+    made = []
+    for index, (page_id, paragraphs) in enumerate(bodies):
+        title = _words(paragraphs[0])
+        if index % 3:
+            truth = [title, "Ada Example", "Abstract", paragraphs[0]]
+            body = []
+            for number, start in enumerate(range(1, len(paragraphs), 3)):
+                heading = _words(paragraphs[start], 1)
+                body.append(f"\\section{{{_tex(heading)}}}")
+                truth.append(f"{number + 1} {heading}")
+                for offset, paragraph in enumerate(paragraphs[start : start + 3]):
+                    note = f"\\footnote{{{FOOTNOTE}}}" if offset == 1 else ""
+                    body.append(_tex(paragraph) + note + "\n")
+                    truth += [paragraph, FOOTNOTE] if note else [paragraph]
+                if number == 1:
+                    body.append("\\begin{equation} E = m c^2 \\end{equation}")
+                    body.append("\\begin{figure}[h]\\centering\\rule{3cm}{1cm}\\caption{Sediment flow.}\\end{figure}")
+                    truth.append("Figure 1: Sediment flow.")
+                if number == 2:
+                    items = "".join(f"\\item {item}" for item in LIST_ITEMS)
+                    body.append(f"\\begin{{itemize}}{items}\\end{{itemize}}")
+                    truth += LIST_ITEMS
+            body.append("\\begin{thebibliography}{9}\\bibitem{a} A. Author. A first reference. Journal, 2019."
+                        "\\end{thebibliography}")
+            truth += ["References", "[1] A. Author. A first reference. Journal, 2019."]
+            tex = ("\\documentclass[twocolumn,10pt]{article}\\usepackage[T1]{fontenc}\\usepackage{fancyhdr}"
+                   "\\pagestyle{fancy}\\fancyhead[L]{Running Head}\\fancyhead[R]{\\thepage}"
+                   f"\\title{{{_tex(title)}}}\\author{{Ada Example}}\\date{{}}\\begin{{document}}\\maketitle"
+                   f"\\begin{{abstract}}{_tex(paragraphs[0])}\\end{{abstract}}" + "\n".join(body) + "\\end{document}\n")
+            made.append((f"paper-{page_id[:10]}", tex, "\n".join(truth)))
+        else:
+            truth, body = [title], []
+            for number, start in enumerate(range(0, len(paragraphs), 2)):
+                heading = _words(paragraphs[start], 1)
+                body.append(f"\\section{{{_tex(heading)}}}")
+                truth.append(f"{number + 1} {heading}")
+                for paragraph in paragraphs[start : start + 2]:
+                    body.append(_tex(paragraph) + "\n")
+                    truth.append(paragraph)
+            tex = ("\\documentclass[11pt]{article}\\usepackage{mathptmx}"
+                   f"\\title{{{_tex(title)}}}\\author{{Ada Example}}\\begin{{document}}\\maketitle\\tableofcontents"
+                   "\\newpage" + "\n".join(body) + "\\end{document}\n")
+            made.append((f"report-{page_id[:10]}", tex, "\n".join(truth)))
+    return made
+
+
+def _make_latex(bodies: list[tuple[str, list[str]]], folder: Path) -> list[tuple[str, bytes, str]]:
+    documents = []
+    for name, tex, truth in _latex_sources(bodies):
+        (folder / f"{name}.tex").write_text(tex)
+        for _ in range(2):  # twice: the contents page and the references need the first run's aux file
+            subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=folder,
+                           capture_output=True, timeout=PRODUCER_TIMEOUT, check=False)
+        pdf = folder / f"{name}.pdf"
+        if pdf.exists():
+            documents.append((name, pdf.read_bytes(), truth))
+    return documents
+
+
+def _html_report(paragraphs: list[str]) -> tuple[str, str]:
+    """An HTML report (headings, both kinds of list, a table, header and footer) and its source text."""
+    title = _words(paragraphs[0], 0, 7)
+    truth, body = [title], [f'<div title="header"><p>Report header</p></div><h1>{html.escape(title)}</h1>']
+    for index, paragraph in enumerate(paragraphs):
+        if index % 4 == 1:
+            heading = _words(paragraph, 0, 4)
+            body.append(f"<h2>{html.escape(heading)}</h2>")
+            truth.append(heading)
+        body.append(f"<p>{html.escape(paragraph)}</p>")
+        truth.append(paragraph)
+        if index == 2:
+            for tag in ("ul", "ol"):
+                body.append(f"<{tag}>" + "".join(f"<li>{item}</li>" for item in LIST_ITEMS) + f"</{tag}>")
+            truth += [*LIST_ITEMS, *(f"{number}. {item}" for number, item in enumerate(LIST_ITEMS, 1))]
+        if index == 3:
+            rows = (("Site", "Depth", "Result"), ("North bank", "2 m", "clear"), ("South bank", "5 m", "murky"))
+            body.append("<table border=1>" + "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+                                                     for row in rows) + "</table>")
+            truth += [" ".join(row) for row in rows]
+    body.append('<div title="footer"><p>Report footer</p></div>')
+    page = "<html><head><meta charset=utf-8></head><body>" + "\n".join(body) + "</body></html>"
+    return page, "\n".join(truth)
+
+
+def _soffice(folder: Path, *arguments: str) -> None:
+    subprocess.run(["soffice", "--headless", f"-env:UserInstallation=file://{folder}/profile", *arguments],
+                   cwd=folder, capture_output=True, timeout=PRODUCER_TIMEOUT * 3, check=False)
+
+
+def _make_libreoffice(bodies: list[tuple[str, list[str]]], folder: Path) -> dict[str, list[tuple[str, bytes, str]]]:
+    truths = {}
+    for page_id, paragraphs in bodies:
+        page, truth = _html_report(paragraphs)
+        (folder / f"lo-{page_id[:10]}.html").write_text(page)
+        truths[f"lo-{page_id[:10]}"] = truth
+    names = sorted(truths)
+    _soffice(folder, "--convert-to", "pdf:writer_web_pdf_Export", *[f"{name}.html" for name in names])
+    direct = [(name, (folder / f"{name}.pdf").read_bytes(), truths[name]) for name in names
+              if (folder / f"{name}.pdf").exists()]
+    docx = folder / "docx"
+    docx.mkdir()
+    _soffice(folder, "--infilter=HTML (StarWriter)", "--convert-to", "docx", "--outdir", str(docx),
+             *[f"{name}.html" for name in names])
+    _soffice(docx, "--convert-to", "pdf", *[f"{name}.docx" for name in names if (docx / f"{name}.docx").exists()])
+    via_docx = [(name, (docx / f"{name}.pdf").read_bytes(), truths[name]) for name in names
+                if (docx / f"{name}.pdf").exists()]
+    return {"libreoffice_html": direct, "libreoffice_docx": via_docx}
+
+
+def _make_groff(folder: Path) -> list[tuple[str, bytes, str]]:
+    documents = []
+    for name in MAN_PAGES:
+        found = subprocess.run(["man", "-w", name], capture_output=True, text=True, check=False)
+        source = Path(found.stdout.strip())
+        if found.returncode or not source.is_file():
+            continue
+        roff = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
+        pdf = subprocess.run(["groff", "-man", "-Tpdf"], input=roff, capture_output=True, check=False,
+                             timeout=PRODUCER_TIMEOUT).stdout
+        text = subprocess.run(["groff", "-man", "-Tutf8", "-P-cbou"], input=roff, capture_output=True, check=False,
+                              timeout=PRODUCER_TIMEOUT).stdout.decode("utf-8", "replace")
+        if pdf.startswith(b"%PDF"):
+            documents.append((name, pdf, text))
+    return documents
+
+
+def _chromium() -> str | None:
+    from pagewarden._browser.discovery import find_chromium
+
+    try:
+        return str(find_chromium().path)
+    except pagewarden.PagewardenError:
+        return None
+
+
+async def _make_chromium(executable: str, args: argparse.Namespace) -> list[tuple[str, bytes, str]]:
+    """The corpus's pages printed by Chromium (A4, backgrounds), scripts off and every request refused."""
+    from playwright.async_api import async_playwright
+
+    pages = load_corpus(args.corpus)[: args.producer_limit] if args.corpus.exists() else []
+    documents = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable)
+        try:
+            context = await browser.new_context(java_script_enabled=False)
+            await context.route("**/*", lambda route: route.abort())
+            for page in pages:
+                tab = await context.new_page()
+                try:
+                    await asyncio.wait_for(tab.set_content(page.html.decode("utf-8", "replace"),
+                                                           wait_until="domcontentloaded"), 20)
+                    pdf = await asyncio.wait_for(tab.pdf(format="A4", print_background=True), 20)
+                    documents.append((page.id, pdf, page.truth))
+                except (TimeoutError, playwright_error()):
+                    pass  # a page that does not print in time is left out (counted as not made)
+                finally:
+                    await tab.close()
+        finally:
+            await browser.close()
+    return documents
+
+
+def playwright_error() -> type[Exception]:
+    from playwright.async_api import Error
+
+    return Error
+
+
+def _structure(markdown: str) -> Counter[str]:
+    kinds: Counter[str] = Counter()
+    for block in markdown.split("\n"):
+        if block.startswith("#"):
+            kinds["headings"] += 1
+        elif block.startswith("- ") or (block[:1].isdigit() and ". " in block[:5]):
+            kinds["items"] += 1
+    return kinds
+
+
+async def measure_producer(documents: list[tuple[str, bytes, str]], config: Any, workers: PdfWorkers
+                           ) -> dict[str, Any]:
+    """F1 of pagewarden's text and the bare call's against the source, hidden runs, decisions, structure."""
+    from pagewarden._pdf.extract import ExtractLimits, extract_pdf
+
+    pairs: dict[str, list[tuple[str, str]]] = {"baseline": [], "pagewarden": []}
+    hidden: Counter[str] = Counter()
+    decisions: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
+    structure: Counter[str] = Counter()
+    with_hidden = pages = 0
+    for name, pdf, truth in documents:
+        facts = extract_pdf(pdf, ExtractLimits(max_pages=300, max_characters=2_000_000))
+        runs = [technique for page in facts["pages"] for technique, _text in page["hidden"]]
+        hidden.update(runs)
+        with_hidden += bool(runs)
+        pages += facts["page_count"]
+        pairs["baseline"].append((truth, bare_pdfium(pdf)))
+        try:
+            outcome = await read_pdf(pdf, url=f"http://127.0.0.1/{name}.pdf", config=config, requested_use=USE,
+                                     max_characters=1_000_000, workers=workers)
+        except pagewarden.PagewardenError as error:
+            refused[f"{error.code}:{error.reason}"] += 1
+            continue
+        decisions[str(outcome.report.decision)] += 1
+        structure.update(_structure(outcome.rendered.markdown))
+        pairs["pagewarden"].append((truth, outcome.rendered.text))
+    return {
+        "documents": len(documents), "pages": pages,
+        "quality": {side: quality(side_pairs).to_dict() for side, side_pairs in pairs.items()},
+        "hidden_runs": sum(hidden.values()), "hidden_by_technique": dict(hidden), "documents_with_hidden": with_hidden,
+        "decisions": dict(decisions), "refused": dict(refused), "structure": dict(structure),
+    }
+
+
+async def real_producers(args: argparse.Namespace) -> dict[str, Any]:
+    """The real-producer pass: each installed producer's documents, measured; a missing one named as skipped."""
+    results: dict[str, Any] = {}
+    sets: dict[str, list[tuple[str, bytes, str]]] = {}
+    bodies = _bodies(args, 8)[: args.producer_limit]
+    with tempfile.TemporaryDirectory(prefix="bench-pdf-producers-") as temporary:
+        folder = Path(temporary)
+        executable = _chromium()
+        if executable is None or importlib.util.find_spec("playwright") is None:
+            results["chromium"] = {"skipped": "no Chromium (PAGEWARDEN_CHROMIUM, Playwright's, or the system's)"}
+        else:
+            sets["chromium"] = await _make_chromium(executable, args)
+        for tool, name in (("pdflatex", "pdflatex"), ("soffice", "libreoffice"), ("groff", "groff")):
+            if shutil.which(tool) is None:
+                results[name] = {"skipped": f"{tool} not installed"}
+                continue
+            (folder / name).mkdir()
+            if name == "pdflatex":
+                sets[name] = _make_latex(bodies, folder / name)
+            elif name == "libreoffice":
+                sets.update(_make_libreoffice(bodies[:16], folder / name))
+            else:
+                sets[name] = _make_groff(folder / name)
+                if not sets[name]:
+                    results[name] = {"skipped": "groff cannot write PDF here (gropdf missing)"}
+                    del sets[name]
+        reader = pagewarden.AsyncReader(cache=pagewarden.CacheConfig(max_entries=0))
+        config = reader._config
+        workers = PdfWorkers(max_workers=1, memory_bytes=config.limits.pdf_memory_bytes)
+        try:
+            for name, documents in sets.items():
+                results[name] = await measure_producer(documents, config, workers)
+        finally:
+            await workers.aclose()
+            await reader.aclose()
+    return results
+
+
+def print_producers(results: dict[str, Any]) -> None:
+    print("  real producers (F1 against the source; pagewarden / bare):")
+    for name, data in results.items():
+        if "skipped" in data:
+            print(f"    {name:17} skipped: {data['skipped']}")
+            continue
+        ours, bare = data["quality"]["pagewarden"], data["quality"]["baseline"]
+        print(f"    {name:17} {data['documents']:3} docs {data['pages']:4} pages"
+              f"  F1 {ours['f1']:.3f} / {bare['f1']:.3f}"
+              f" (recall {ours['recall']:.3f} / {bare['recall']:.3f}); hidden runs {data['hidden_runs']}"
+              f" in {data['documents_with_hidden']} docs {data['hidden_by_technique']}; decisions {data['decisions']}"
+              f"; refused {data['refused']}; {data['structure']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -392,7 +699,17 @@ def main() -> None:
     parser.add_argument("--generated", action="store_true", help="generated articles instead of the corpus")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--skip-libraries", action="store_true", help="leave out the candidate libraries' pass")
+    parser.add_argument("--producers", action="store_true",
+                        help="only the real-producer pass (Chromium, pdfLaTeX, LibreOffice, groff: those installed)")
+    parser.add_argument("--producer-limit", type=int, default=181, help="documents per producer (default 181)")
     args = parser.parse_args()
+    if args.producers:
+        producers = asyncio.run(real_producers(args))
+        if args.json:
+            print(json.dumps({"producers": producers}, indent=2))
+        else:
+            print_producers(producers)
+        return
     with httpx.Client(trust_env=False) as client:
         results = asyncio.run(run(args, client))
     if args.json:

@@ -368,5 +368,6 @@ def markdown_units(pages: list[PageBlocks], final_url: str, block_filter: BlockF
 
 
 def render_text(pages: list[PageBlocks]) -> str:
-    """The plain text: blocks separated by blank lines."""
-    return "\n\n".join(block.text for page in pages for block in page.blocks)
+    """The plain text: blocks separated by blank lines, a numbered item with its number (``3. ...``)."""
+    return "\n\n".join(f"{block.ordinal}. {block.text}" if block.ordinal else block.text
+                         for page in pages for block in page.blocks)
