@@ -212,6 +212,8 @@ LETTERS = [
     ("TeX T1 codes in a Type 3 font", "o\x1ecial sta\x1b \x1cled \x1dow shu\x1fe", "official staff filed flow shuffle"),
     ("TeX OT1 codes in a Type 3 font", "\x0cnd o\x0eces", "find offices"),
     ("a control character beside no letter stays a separator", "a \x1c b", "a b"),
+    ("a glyph without a Unicode value (NUL) and other controls are spaces", "first.\x00Nobody \x07\x7f was",
+     "first. Nobody was"),
 ]
 
 

@@ -35,7 +35,8 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,5}|[ivxlc]{1,8})$", re.IG
 # Ligatures as one character: the presentation forms (U+FB00-U+FB06) and, in a TeX font without a Unicode map
 # (Type 3 bitmap fonts), the font's own codes, which land on control characters (Cork/T1 0x1B-0x1F, OT1 0x0B-0x0F
 # but 0x0D, a line end): the letters they stand for.
-_LIGATURE = re.compile("[\x0b\x0c\x0e\x0f\x1b-\x1f\ufb00-\ufb06]")
+# Any other control character (a glyph without a Unicode value reads as NUL) is a space.
+_LIGATURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufb00-\ufb06]")
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
               "\ufb06": "st", "\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl", "\x0b": "ff",
               "\x0c": "fi", "\x0e": "ffi", "\x0f": "ffl"}
@@ -89,13 +90,16 @@ def _ligature(match: re.Match[str]) -> str:
     char, text, at = match.group(), match.string, match.start()
     if char >= "\ufb00":
         return _LIGATURES[char]
-    # A control character is a ligature only inside or at the edge of a word (beside a letter).
+    # A control character is a ligature only inside or at the edge of a word (beside a letter); else a space.
+    if char not in _LIGATURES:
+        return " "
     beside = text[at - 1 : at] + text[at + 1 : at + 2]
-    return _LIGATURES[char] if any(other.isalpha() for other in beside) else char
+    return _LIGATURES[char] if any(other.isalpha() for other in beside) else " "
 
 
 def _letters(text: str) -> str:
-    """``text`` with its ligatures written out as letters (``_LIGATURE``), so words read and match as typed."""
+    """``text`` with its ligatures written out as letters (``_LIGATURE``), so words read and match as typed, and
+    other control characters as spaces."""
     return _LIGATURE.sub(_ligature, text) if _LIGATURE.search(text) is not None else text
 
 
