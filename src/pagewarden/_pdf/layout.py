@@ -50,6 +50,7 @@ _SUBSCRIPT_DROP = 0.4  # ... or this share below
 _INDENT_MIN, _INDENT_MAX = 0.8, 4.0
 # A step down this much longer than the usual line step (seen on at least this many rows) starts a paragraph.
 _STEP_RATIO, _USUAL_STEP_COUNT = 1.3, 4
+_USUAL_STEP_SAMPLE = 64  # the usual step is read from the page's first rows
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
@@ -110,7 +111,8 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
     # Runs every visible line of a document: the line's fields unpacked once (a named tuple's attributes cost a
     # call each), the tolerance computed once.
     for raw_text, line_size, x0, x1, y0, y1, line_base, join in lines:
-        text = " ".join(_letters(raw_text).split())
+        # Most runs have nothing to write out (see _letters): tested here, without the call.
+        text = " ".join((raw_text if raw_text.isascii() and raw_text.isprintable() else _letters(raw_text)).split())
         if not text:
             continue
         # A space drawn at a run's end or start separates it from its neighbour on the line, whatever the gap
@@ -124,18 +126,21 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
             # which sits above the baseline, from the text beside it, which hangs below it).
             tolerance = _SAME_LINE * size
             same_line = abs(base - last.base) <= tolerance or abs(y0 - last.y0) <= tolerance
-            # A superscript or subscript (a footnote mark, an exponent): set smaller, its baseline raised or
-            # lowered within the line, right after it; it belongs to the line.
-            low, high = last.base - _SUBSCRIPT_DROP * last.size, last.base + _SUPERSCRIPT_RISE * last.size
-            scripted = (not same_line and line_size < _SCRIPT_SIZE * last.size and x0 - last.x1 <= last.size
-                        and low <= base <= high)
-            # ... or the line after such a mark that opens it (a footnote's number).
-            opened = (not same_line and not scripted and last.size < _SCRIPT_SIZE * line_size and len(last.text) <= 3
-                      and x0 - last.x1 <= line_size
-                      and base - _SUBSCRIPT_DROP * line_size <= last.base <= base + _SUPERSCRIPT_RISE * line_size)
-            if opened:
-                last.base, last.size = base, line_size
+            scripted = opened = False
+            if same_line:
+                pass
+            elif line_size < _SCRIPT_SIZE * last.size:
+                # A superscript or subscript (a footnote mark, an exponent): set smaller, its baseline raised or
+                # lowered within the line, right after it; it belongs to the line.
+                scripted = (x0 - last.x1 <= last.size and last.base - _SUBSCRIPT_DROP * last.size <= base
+                            <= last.base + _SUPERSCRIPT_RISE * last.size)
+            elif last.size < _SCRIPT_SIZE * line_size and len(last.text) <= 3:
+                # ... or the line after such a mark that opens it (a footnote's number).
+                opened = (x0 - last.x1 <= line_size and base - _SUBSCRIPT_DROP * line_size <= last.base
+                          <= base + _SUPERSCRIPT_RISE * line_size)
             if (same_line or scripted or opened) and x0 >= last.x1 - 0.5 * size:
+                if opened:
+                    last.base = base  # the line's baseline, not the mark's
                 gap = x0 - last.x1
                 # The text page's own join where it knows it (it judges advances, not ink boxes), else the gap.
                 spaced_out = opened or (join == _JOIN_SPACE if join else gap > 0.12 * size)
@@ -208,19 +213,19 @@ def _join(parts: list[str]) -> str:
 
 def _usual_step(rows: list[_Row]) -> float:
     """The page's usual line step: the shortest common distance between the baselines of consecutive rows of one
-    size (rounded to half a point; 0.0 when no step is common enough to tell)."""
-    counts: dict[float, int] = {}
-    for above, below in itertools.pairwise(rows):
-        step = above.base - below.base
-        if abs(above.size - below.size) <= _SIZE_CHANGE * above.size and 0 < step < 3 * above.size:
-            key = round(step * 2) / 2
+    size among its first rows (to half a point; 0.0 when no step is common enough to tell)."""
+    counts: dict[int, int] = {}  # steps in half points
+    for above, below in itertools.islice(itertools.pairwise(rows), _USUAL_STEP_SAMPLE):
+        step, size = above.base - below.base, above.size
+        if 0 < step < 3 * size and abs(size - below.size) <= _SIZE_CHANGE * size:
+            key = int(step * 2 + 0.5)
             counts[key] = counts.get(key, 0) + 1
     if not counts:
         return 0.0
     # The shortest common step: where paragraphs are spaced (man pages' tags and descriptions), the longer steps
     # between them may be as common as the line step itself.
     enough = max(_USUAL_STEP_COUNT, max(counts.values()) // 4)
-    return min((step for step, count in counts.items() if count >= enough), default=0.0)
+    return min((key for key, count in counts.items() if count >= enough), default=0) / 2
 
 
 def page_blocks(page: PageFacts, body: float) -> PageBlocks:
@@ -243,7 +248,7 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
         parts = []
 
     rows = _rows(page.lines)
-    usual = _usual_step(rows)
+    usual: float | None = None  # the page's usual line step, measured when a step first needs it
     for row in rows:
         text = row.text
         # The patterns run only on rows that could match them (most rows of a page cannot).
@@ -269,7 +274,11 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
             indent = row.x0 - previous.x0
             prose = kind == "paragraph"  # a heading's or an item's lines may hang indented
             indented = prose and _INDENT_MIN * size <= indent <= _INDENT_MAX * size
-            spaced = prose and usual > 0 and step > _STEP_RATIO * usual
+            spaced = False
+            if prose and step > _STEP_RATIO * size:  # a line step is at least about the size
+                if usual is None:
+                    usual = _usual_step(rows)
+                spaced = usual > 0 and step > _STEP_RATIO * usual
             new_block = gap > _PARAGRAPH_GAP * size or moved_up or resized or indented or spaced
         if new_block:
             flush()
