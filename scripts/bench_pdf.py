@@ -39,7 +39,12 @@ and (b) without the guard, both ratios against (a); where (b)'s CPU time goes (t
 without the guard, the guard: medians per page of each document's best run); text quality against the source (4-gram
 shingle F1, ``_bench/metrics.py``), refusals by code and reason, the PDF
 worker's peak RSS; the bench process's peak RSS; the load average.
-Usage: ``scripts/bench pdf [--json] [--limit N] [--repeat N] [--generated] [--corpus DIR] [--skip-libraries]``.
+``--producers`` runs only the real-producer pass instead: PDFs made by Chromium's print to PDF, pdfLaTeX,
+LibreOffice and groff (those installed; a missing one is named and skipped) from texts whose source is known,
+read by ``read_pdf`` and by the bare call: F1 of each against the source, hidden runs by technique (on these
+benign documents, false unless the print really hides the text), the guard's decisions, headings and list items.
+Usage: ``scripts/bench pdf [--json] [--limit N] [--repeat N] [--generated] [--corpus DIR] [--skip-libraries]
+[--producers [--producer-limit N]]``.
 """
 
 from __future__ import annotations
