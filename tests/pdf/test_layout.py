@@ -187,6 +187,12 @@ PARAGRAPHS = [
      ["2 A footnote in small type."]),
     ("an exponent joins its line", [_prose(72, 700, "E = mc"), Line("2", 7.0, 108.5, 112, 704, 709, 704)],
      ["E = mc2"]),
+    ("a table's rows (cells set apart on a line) are paragraphs of their own, the text after them too",
+     [Line("North bank", 12, 59, 113, 418, 429, 421), Line("2 m", 12, 119, 136, 418, 429, 421, 1),
+      Line("clear", 12, 153, 176, 418, 429, 421, 1), Line("South bank", 12, 59, 113, 401, 412, 404),
+      Line("5 m", 12, 119, 136, 401, 412, 404, 1), Line("murky", 12, 153, 184, 401, 412, 404, 1),
+      Line("Portion sizes follow.", 12, 59, 180, 384, 395, 387)],
+     ["North bank 2 m clear", "South bank 5 m murky", "Portion sizes follow."]),
 ]
 
 

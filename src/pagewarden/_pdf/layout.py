@@ -54,6 +54,7 @@ _USUAL_STEP_SAMPLE = 64  # the usual step is read from the page's first rows
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
 _SAME_LINE = 0.35
+_CELL_GAP = 1.0  # runs on a line further apart than this many times the size (a word space is 0.25-0.35) are cells
 _PARAGRAPH_GAP = 0.8
 _SIZE_CHANGE = 0.15
 
@@ -85,6 +86,7 @@ class _Row:
     y0: float
     y1: float
     base: float
+    cells: int = 1  # runs set apart by more than a word space (a table's cells)
 
 
 def _ligature(match: re.Match[str]) -> str:
@@ -145,6 +147,8 @@ def _rows(lines: tuple[Line, ...]) -> list[_Row]:
                 # The text page's own join where it knows it (it judges advances, not ink boxes), else the gap.
                 spaced_out = opened or (join == _JOIN_SPACE if join else gap > 0.12 * size)
                 joiner = " " if space_before or spaced_out else ""
+                if gap > _CELL_GAP * size:
+                    last.cells += 1
                 last.text += joiner + text
                 last.x1 = max(last.x1, x1)
                 last.y0 = min(last.y0, y0)
@@ -262,7 +266,9 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
         # a jump up or a size change below ends it), as a body row continues a paragraph.
         new_block = (previous is None or marker is not None or row_level != (level if kind == "heading" else 0)
                      or entry or after_entry or (text[0] == "[" and _REFERENCE.match(text) is not None))
-        after_entry = entry
+        # A contents entry, or a table's row (cells set apart on one line), is a paragraph of its own.
+        after_entry = entry or row.cells > 1
+        new_block = new_block or row.cells > 1
         if previous is not None and not new_block:
             size = max(row.size, previous.size, 1.0)
             gap = previous.y0 - row.y1
