@@ -6,12 +6,15 @@ each row says what the Markdown must hold, or must not, and why.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from reportlab.pdfgen import canvas
 
 import pagewarden
 from pagewarden._pdf.extract import ExtractLimits, extract_pdf
+from pagewarden._pdf.page import LimitExceeded
 from tests.support.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -93,3 +96,27 @@ def test_producer_documents_hide_nothing(name: str) -> None:
     """The worker finds no hidden run in a benign document of each producer (every one would be a false one)."""
     facts = extract_pdf(_fixture(name), ExtractLimits(max_pages=10, max_characters=100_000))
     assert [page["hidden"] for page in facts["pages"]] == [[] for _ in facts["pages"]]
+
+
+def _squares_pdf(count: int) -> bytes:
+    """``count`` small filled squares (bullet-shaped), then one short line of text drawn after them."""
+    buffer = io.BytesIO()
+    c = canvas.Canvas(buffer)
+    for index in range(count):
+        c.rect(20 + (index % 100) * 5, 100 + (index // 100) * 5, 4, 4, fill=1, stroke=0)
+    c.drawString(72, 700, "A short line.")
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("squares", "fails"), [(50, False), (500, True)])
+def test_bullet_shapes_count_against_the_character_budget(squares: int, fails: bool) -> None:
+    """A bullet drawn as a shape counts as the character it becomes: a page of many stays within the budget."""
+    limits = ExtractLimits(max_pages=10, max_characters=200)
+    if fails:
+        with pytest.raises(LimitExceeded, match="characters"):
+            extract_pdf(_squares_pdf(squares), limits)
+    else:
+        facts = extract_pdf(_squares_pdf(squares), limits)
+        assert facts["pages"][0]["texts"].count("\u2022") == squares

@@ -344,6 +344,9 @@ def read_page_text(page: Any, textpage: Any, visible_box: Box, budget: Budget, *
     for handle, box, rank, form, in_optional_form in texts:
         while next_bullet < len(bullets) and bullets[next_bullet].rank < rank:
             shape = bullets[next_bullet].box
+            budget.left -= 1  # a bullet counts as the character it becomes
+            if budget.left < 0:
+                raise LimitExceeded("characters")
             line_texts.append(BULLET)
             numbers.extend((0, round(shape[0] * 10), round(shape[2] * 10), round(shape[1] * 10), round(shape[3] * 10),
                             round(shape[1] * 10), JOIN_UNKNOWN))
