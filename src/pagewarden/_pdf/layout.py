@@ -53,6 +53,7 @@ _STEP_RATIO, _USUAL_STEP_COUNT = 1.3, 4
 _USUAL_STEP_SAMPLE = 64  # the usual step is read from the page's first rows
 _HEADING_RATIO = 1.2
 _MAX_HEADING_CHARS = 150
+_STOPS = ".!?:;\"”’)]"
 _SAME_LINE = 0.35
 _CELL_GAP = 1.0  # runs on a line further apart than this many times the size (a word space is 0.25-0.35) are cells
 _PARAGRAPH_GAP = 0.8
@@ -272,7 +273,9 @@ def page_blocks(page: PageFacts, body: float) -> PageBlocks:
         if previous is not None and not new_block:
             size = max(row.size, previous.size, 1.0)
             gap = previous.y0 - row.y1
-            moved_up = row.y1 > previous.y1 + size
+            # The next column: a new block, unless a sentence goes on in it (the line before ends without a stop,
+            # this one starts in lower case).
+            moved_up = row.y1 > previous.y1 + size and not (text[0].islower() and previous.text[-1] not in _STOPS)
             resized = abs(row.size - previous.size) > _SIZE_CHANGE * size
             step = previous.base - row.base
             # A first line indented (TeX, most books) or a step down clearly longer than the
