@@ -28,7 +28,7 @@ from pagewarden._guard.guard import DEFAULT_LIMITS
 from pagewarden._guard.segments import collect_html_segments
 from pagewarden._html import parse_html
 
-from . import goals, languages, synth, threads
+from . import goals, synth, threads
 
 __all__ = ["CORPORA", "Doc", "input_hashes", "load_documents"]
 
@@ -40,8 +40,6 @@ MAX_TEXT_CHARS = 6000
 MAX_PAGE_CHARS = 60_000
 SYNTH_ATTACKS = 5500
 SYNTH_BENIGN = 1500
-# Generated documents in other languages, attacks and look-alikes each (languages.py).
-SYNTH_FOREIGN = 1600
 
 
 @dataclass(slots=True)
@@ -176,7 +174,6 @@ def load_documents(seed: int = 7) -> list[Doc]:
         docs.append(Doc(_group(str(row["source"])), 1, segments, raw=text, is_html=is_html, kind=str(row["kind"])))
     benign_by_source: dict[str, list[Doc]] = {}
     carriers: list[str] = []
-    foreign_carriers: dict[str, list[str]] = {}
     for name in ("benign.jsonl", "about.jsonl"):
         for row in _jsonl(folder / name):
             text = str(row["text"])[:MAX_TEXT_CHARS]
@@ -184,9 +181,8 @@ def load_documents(seed: int = 7) -> list[Doc]:
             segments, is_html = _segments_of(text)
             benign_by_source.setdefault(group, []).append(
                 Doc(group, 0, segments, raw=text, is_html=is_html, kind=str(row["kind"])))
-            if row["kind"] == "doc" and 200 <= len(text) <= 2500:
-                language = str(row.get("lang", "en"))
-                (carriers if language == "en" else foreign_carriers.setdefault(language, [])).append(text)
+            if row["kind"] == "doc" and str(row.get("lang", "en")) == "en" and 200 <= len(text) <= 2500:
+                carriers.append(text)
     for _group_name, rows in sorted(benign_by_source.items()):
         docs.extend(rows if len(rows) <= MAX_BENIGN_PER_SOURCE else rng.sample(rows, MAX_BENIGN_PER_SOURCE))
     bipia_attacks, bipia_clean = _bipia(rng)
@@ -204,12 +200,6 @@ def load_documents(seed: int = 7) -> list[Doc]:
         docs.append(Doc("synth:benign-lookalike", 0, [("visible", text)], raw=text))
     for text in synth.benign_threads(carriers, SYNTH_BENIGN, seed + 3):
         docs.append(Doc("synth:benign-thread", 0, [("visible", text)], raw=text))
-    for _language, lines, index in languages.attacks(foreign_carriers, SYNTH_FOREIGN, seed + 4):
-        pieces = tuple(("visible", line) for line in lines)
-        foreign = synth.SynthDoc("multilingual", pieces, index, lines[index])
-        docs.append(_from_pieces(foreign, 1, "synth:multilingual"))
-    for _language, text in languages.benign(foreign_carriers, SYNTH_FOREIGN, seed + 5):
-        docs.append(Doc("synth:benign-multilingual", 0, [("visible", text)], raw=text))
     for pieces in synth.benign_interface(carriers, SYNTH_BENIGN, seed + 2):
         by_location: dict[str, list[str]] = {}
         for location, text in pieces:
@@ -236,7 +226,7 @@ def input_hashes() -> dict[str, str]:
         if not held_out_article(path.name):
             pages.update(path.name.encode() + path.read_bytes())
     result["article-extraction-benchmark/html (training half)"] = pages.hexdigest()
-    for module in (synth, goals, threads, languages):
+    for module in (synth, goals, threads):
         name = Path(module.__file__ or "").name
         result[f"scripts/_train/{name}"] = hashlib.sha256(Path(module.__file__ or "").read_bytes()).hexdigest()
     return result

@@ -102,7 +102,7 @@ def _about_attacks(group: str) -> bool:
 # Benign groups written *to* an AI by design (prompt collections, system prompts, users' chat
 # messages) or adversarial by construction (the generator's look-alikes): held to a 3% bound.
 _LOOSER = ("awesome-chatgpt-prompts", "PurpleLlama:CyberSecEval-prompt_injection-system_prompts",
-           "langkit:reference_chats", "synth:benign-lookalike", "synth:benign-multilingual")
+           "langkit:reference_chats", "synth:benign-lookalike")
 
 
 # A threshold sits this far (in logit) above the benign score that sets it: the shipped artifact's
