@@ -93,6 +93,10 @@ _AI_ADDRESS = (
     "llms", "gpt", "chatgpt", "claude", "gemini", "copilot", "bard", "llama", "mistral", "openai", "anthropic",
     "language model", "ai assistant", "ai agent", "ai model", "virtual assistant", "autonomous agent", "web agent",
     "browsing agent", "ai system", "ai reader", "ai readers", "crawler", "crawlers", "summarizer", "summarizers",
+    # Other languages (the generator's languages.py and the corpus's multilingual attacks).
+    "ki", "ia", "ии", "sprachmodell", "asistente", "assistente", "assistent", "asystent",
+    "asystencie", "asisten", "asistan", "ассистент", "ассистента", "нейросеть", "бот", "taalmodel",
+    "yapay zeka", "trợ lý", "chatbota",
 )
 _READER_TASK = (
     "your task", "your goal", "your instructions", "your instruction", "your objective", "your mission",
@@ -106,12 +110,23 @@ _READER_TASK = (
     "when answering", "when responding", "when replying", "you answer", "you respond", "you reply", "you summarize",
     "your answers", "your responses", "your next", "whoever reads", "anyone reading", "reading this",
     "this page", "this document", "this text", "this email", "this webpage", "this website", "this content",
+    "deine aufgabe", "ta tâche", "votre tâche", "tu tarea", "il tuo compito", "sua tarefa", "свою задачу",
+    "твою задачу", "twoje zadanie", "tugasmu", "görevini", "systemprompt", "системный промпт", "prompt systemowy",
+    "des nutzers", "l'utilisateur", "del usuario", "dell'utente", "do usuário", "пользователя", "użytkownika",
+    "kullanıcının", "vorherigen anweisungen", "bisherigen anweisungen", "instructions précédentes",
+    "consignes précédentes", "instrucciones anteriores", "istruzioni precedenti", "instruções anteriores",
+    "vorige instructies", "предыдущие инструкции", "poprzednie instrukcje", "instruksi sebelumnya",
+    "önceki tüm", "hướng dẫn",
 )
 _OBLIGATION = (
     "must", "required", "requires", "require", "mandatory", "need", "needs", "necessary", "have to", "has to",
     "before", "first", "instead", "now", "immediately", "urgent", "urgently", "important", "critical",
     "attention", "warning", "notice", "always", "never", "only", "asap", "priority", "overrides", "override",
     "make sure", "ensure", "do not", "don't", "only then", "after that", "prior to", "in order to",
+    "musst", "müssen", "sofort", "wichtig", "zuerst", "dois", "devez", "d'abord", "immédiatement",
+    "debes", "primero", "inmediatamente", "importante", "devi", "subito", "deve", "primeiro", "должен",
+    "сначала", "немедленно", "важно", "musisz", "najpierw", "harus", "segera", "penting", "önce", "hemen",
+    "önemli", "moet", "eerst", "belangrijk",
 )
 _ACTION_VERBS = (
     "ignore", "disregard", "forget", "send", "email", "forward", "transfer", "wire", "pay", "visit", "go",
@@ -127,23 +142,35 @@ _OVERRIDE = (
     "ignore", "ignoring", "disregard", "forget", "override", "overrule", "bypass", "instead", "previous",
     "prior", "above", "earlier", "preceding", "original", "rather", "supersede", "supersedes", "discard",
     "nevermind", "never mind", "stop", "cancel", "regardless",
+    "ignoriere", "ignorieren", "vergiss", "ignorez", "oublie", "oubliez", "ignora", "olvida", "olvide",
+    "dimentica", "esqueça", "negeer", "vergeet", "игнорируй", "игнорируйте", "забудь", "забудьте", "zignoruj",
+    "zapomnij", "abaikan", "lupakan", "unut", "bỏ qua",
 )
 _ROLE_HEADER = (
     "system", "developer", "admin", "administrator", "operator", "sysadmin", "root", "instruction",
     "instructions", "inst", "im_start", "im_end", "endoftext", "sys", "end of", "begin", "###", "##",
     "system message", "system note", "system notice", "system update", "admin note", "developer mode",
     "debug mode", "maintenance mode", "security update", "policy update", "official",
+    "système", "sistema", "система", "systeem", "sistem", "hệ thống", "entwickler", "développeur",
+    "desarrollador", "sviluppatore", "desenvolvedor", "разработчика",
 )
 _LETTER = (
     "dear", "hi", "hello", "hey", "greetings", "regards", "sincerely", "thanks", "thank", "cheers",
     "best", "yours", "signed", "warmly", "respectfully", "kindly", "please",
+    "hallo", "bonjour", "hola", "ciao", "olá", "привет", "cześć", "halo", "merhaba", "danke", "merci", "gracias",
+    "grazie", "obrigado", "спасибо", "dzięki", "bitte", "por favor", "per favore", "пожалуйста", "proszę",
+    "tolong", "lütfen", "hoi", "bedankt",
 )
-_SECOND_PERSON = ("you", "your", "yours", "yourself", "you're", "you'll", "you've")
+_SECOND_PERSON = ("you", "your", "yours", "yourself", "you're", "you'll", "you've", "du", "dir", "dich", "dein",
+                  "deine", "vous", "votre", "toi", "tú", "você", "ты", "тебе", "тебя", "твой", "kamu")
 _CONFIDENTIAL = (
     "password", "passwords", "credential", "credentials", "secret", "secrets", "token", "tokens", "key", "keys",
     "confidential", "private", "personal", "ssn", "social security", "credit card", "card number", "bank",
     "account", "iban", "routing", "cookie", "cookies", "session", "history", "data", "record", "records",
     "file", "files", "contacts", "address", "phone",
+    "passwort", "passwörter", "kennwort", "contraseña", "contraseñas", "senha", "senhas", "пароль", "пароли",
+    "hasło", "hasła", "kata sandi", "şifre", "şifrelerini", "wachtwoord", "wachtwoorden", "mot de passe",
+    "mots de passe", "chatverlauf", "historial", "cronologia", "histórico", "историю",
 )
 
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
