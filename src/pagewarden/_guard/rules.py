@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from .._errors import GuardFailed
 from .byteview import code_unit_filter, high_bytes, may_hold
+from .literals import all_of, checker, requirement
 from .report import Location, Severity
 
 __all__ = ["CJK", "KNOWN_CATEGORIES", "WORD", "Rule", "RuleSet", "has_cjk", "load_rules", "parse_tables"]
@@ -98,6 +100,9 @@ class Rule:
     word_positions: tuple[str, ...] = ()
     # Every word of every word needle: a word set disjoint from it has none.
     word_parts: frozenset[str] = frozenset()
+    # The literal strings a unit must hold for the anchor and every pattern to match (see
+    # .literals): a unit without them is ruled out before any regex runs.
+    required: Callable[[str], bool] = bool
 
     def applies_to(self, text: str, words: frozenset[str] | None = None, *, ascii_only: bool = False) -> bool:
         """Whether any needle occurs in ``text`` (a fast gate before any regex runs).
@@ -140,7 +145,7 @@ class Rule:
 
     def matches(self, unit: str) -> bool:
         """Whether this rule fires on one lower-cased sentence-like ``unit``."""
-        if self.anchor.search(unit) is None:
+        if not self.required(unit) or self.anchor.search(unit) is None:
             return False
         first, *rest = self.patterns
         for match in first.finditer(unit):
@@ -273,6 +278,8 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
     else:
         where = None
     unit = row.get("unit", "sentence")
+    anchor_pattern = _compile(anchor, macros, rule_id)
+    compiled = tuple(_compile(p, macros, rule_id) for p in patterns)
     if unit not in ("sentence", "paragraph"):
         raise _invalid(f"{rule_id} has an unknown unit")
     word_needles = tuple(tuple(n.split(" ")) for n in needles if _WORD_NEEDLE.fullmatch(n))
@@ -285,8 +292,8 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         confidence=confidence,
         needles=tuple(needles),
         needs_cjk=all(CJK.search(n) for n in needles),
-        anchor=_compile(anchor, macros, rule_id),
-        patterns=tuple(_compile(p, macros, rule_id) for p in patterns),
+        anchor=anchor_pattern,
+        patterns=compiled,
         unless_before=_compile(unless_before, macros, rule_id) if isinstance(unless_before, str) else None,
         unless=_compile(unless, macros, rule_id) if isinstance(unless, str) else None,
         locations=where,
@@ -298,6 +305,7 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         ascii_probes=tuple(_probe(n) for n in text_needles if n.isascii()),
         word_positions=tuple(max(parts, key=len) for parts in word_needles),
         word_parts=frozenset(part for parts in word_needles for part in parts),
+        required=checker(all_of([requirement(pattern) for pattern in (anchor_pattern, *compiled)])),
     )
 
 
