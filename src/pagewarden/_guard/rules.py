@@ -100,6 +100,8 @@ class Rule:
     word_positions: tuple[str, ...] = ()
     # Every word of every word needle: a word set disjoint from it has none.
     word_parts: frozenset[str] = frozenset()
+    # (the needle's words, or None for a one-word needle; its position word) per word needle.
+    word_checks: tuple[tuple[tuple[str, ...] | None, str], ...] = ()
     # The literal strings a unit must hold for the anchor and every pattern to match (see
     # .literals): a unit without them is ruled out before any regex runs.
     required: Callable[[str], bool] = bool
@@ -126,10 +128,11 @@ class Rule:
         ``high`` lacks cannot occur, and one ``bytes.find`` (memchr) over
         ``high`` says so.
         """
-        # One C-level set test rules out most rules on short variants.
+        # One C-level set test rules out most rules on short variants; a one-word needle is one
+        # set lookup (a generator per needle cost more than the lookups).
         present = [] if self.word_parts.isdisjoint(words) else [
-            word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
-            if all(part in words for part in parts)
+            word for phrase, word in self.word_checks
+            if (word in words if phrase is None else all(part in words for part in phrase))
         ]
         if ascii_only:
             for needle, probe, offset in self.ascii_probes:
@@ -167,6 +170,8 @@ class RuleSet:
 
     rules: tuple[Rule, ...]
     benign_context: re.Pattern[str]
+    # Every rule's position words (see ``Rule.word_positions``), sorted: the words whose hits a scan asks for.
+    position_words: tuple[str, ...] = ()
 
 
 def _holds(text: str, needle: str, probe: str, offset: int) -> bool:
@@ -305,6 +310,7 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         ascii_probes=tuple(_probe(n) for n in text_needles if n.isascii()),
         word_positions=tuple(max(parts, key=len) for parts in word_needles),
         word_parts=frozenset(part for parts in word_needles for part in parts),
+        word_checks=tuple((None if len(parts) == 1 else parts, max(parts, key=len)) for parts in word_needles),
         required=checker(all_of([requirement(pattern) for pattern in (anchor_pattern, *compiled)])),
     )
 
@@ -327,7 +333,8 @@ def parse_tables(tables: list[dict[str, Any]]) -> RuleSet:
     if not rules:
         raise _invalid("no rules")
     benign_context = re.compile("|".join(f"(?:{p})" for p in benign) if benign else r"(?!)")
-    return RuleSet(rules=tuple(rules), benign_context=benign_context)
+    position_words = tuple(sorted({word for rule in rules for word in rule.word_positions}))
+    return RuleSet(rules=tuple(rules), benign_context=benign_context, position_words=position_words)
 
 
 @functools.cache

@@ -14,6 +14,7 @@ separate ``hidden_instruction`` rule for AI-directed imperatives in hidden text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -170,6 +171,24 @@ _INDEX_CHARS = 32768
 _KEY_SHIFTS = (28, 21, 14, 7, 0)
 
 
+def _word_key(word: str) -> int:
+    """The key :class:`_WordIndex` gives a run of letters equal to ``word``, in Python integers."""
+    codes = [ord(char) for char in word]
+    size = len(word)
+    key = size << _KEY_SHIFTS[0]
+    for part, shift in zip((codes[0], codes[min(1, size - 1)], codes[max(size - 2, 0)], codes[-1]),
+                           _KEY_SHIFTS[1:], strict=True):
+        key |= part << shift
+    return key
+
+
+@functools.lru_cache(maxsize=4)
+def _asked_keys(words: tuple[str, ...]) -> tuple[Ints, dict[int, int]]:
+    """The distinct keys of ``words`` (the words a scan asks the index for), sorted, and each key's rank."""
+    keys = np.unique(np.array([_word_key(word) for word in words], dtype=np.int64))
+    return keys, {key: rank for rank, key in enumerate(keys.tolist())}
+
+
 class _WordIndex:
     """Every run of ``a-z`` in a text, keyed, so a whole-word needle's hits come from one array comparison.
 
@@ -181,14 +200,22 @@ class _WordIndex:
     each is then checked exactly as :func:`_needle_hits` checks a hit. Built
     on first use, over the text's UTF-16 code units: only for a text without
     astral characters, whose code units are its characters.
+
+    The runs whose key is one of ``asked`` (the rules' position words) are
+    grouped by key once, so such a needle's candidates are a slice instead
+    of a comparison over every run of the page; any other needle is compared
+    with every run.
     """
 
-    __slots__ = ("_keys", "_starts", "_text")
+    __slots__ = ("_asked", "_bounds", "_grouped", "_keys", "_starts", "_text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, asked: tuple[str, ...] = ()) -> None:
         self._text = text
+        self._asked = asked
         self._keys: npt.NDArray[np.int64] | None = None
         self._starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._grouped: list[int] = []
+        self._bounds: list[int] = []
 
     @staticmethod
     def _key(first: Ints, second: Ints, before_last: Ints, last: Ints, length: Ints | int) -> Ints:
@@ -204,23 +231,30 @@ class _WordIndex:
         edges = np.flatnonzero(letters[1:] != letters[:-1])
         starts, ends = edges[0::2], edges[1::2]
         self._starts = starts
-        self._keys = self._key(units[starts], units[np.minimum(starts + 1, ends - 1)],
-                               units[np.maximum(ends - 2, starts)], units[ends - 1], ends - starts)
-        return self._keys
+        keys = self._keys = self._key(units[starts], units[np.minimum(starts + 1, ends - 1)],
+                                      units[np.maximum(ends - 2, starts)], units[ends - 1], ends - starts)
+        asked, _ = _asked_keys(self._asked)
+        if len(asked):
+            # Each run's rank among the asked keys, for the runs that have one; the runs of one
+            # rank stay in text order (a stable sort).
+            rank = np.minimum(np.searchsorted(asked, keys), len(asked) - 1)
+            kept = (asked[rank] == keys).nonzero()[0]
+            order = np.argsort(rank[kept], kind="stable")
+            self._grouped = starts[kept][order].tolist()
+            self._bounds = np.searchsorted(rank[kept][order], np.arange(len(asked) + 1)).tolist()
+        return keys
 
     def hits(self, needle: str) -> list[int]:
         """``_needle_hits(text, needle)`` for a needle of ASCII letters."""
         keys = self._build() if self._keys is None else self._keys
-        codes = [ord(char) for char in needle]
-        size = len(needle)
-        # The needle's key as _key computes a run's, in Python integers (no array per needle).
-        key = size << _KEY_SHIFTS[0]
-        for part, shift in zip((codes[0], codes[min(1, size - 1)], codes[max(size - 2, 0)], codes[-1]),
-                               _KEY_SHIFTS[1:], strict=True):
-            key |= part << shift
+        key = _word_key(needle)
+        rank = _asked_keys(self._asked)[1].get(key)
+        candidates = (self._starts[keys == key].tolist() if rank is None
+                      else self._grouped[self._bounds[rank]:self._bounds[rank + 1]])
         text = self._text
+        size = len(needle)
         hits: list[int] = []
-        for found in self._starts[keys == key].tolist():
+        for found in candidates:
             if text.startswith(needle, found) and (found == 0 or not text[found - 1].isalpha()) and (
                     found + size >= len(text) or not text[found + size].isalpha()):
                 hits.append(found)
@@ -229,11 +263,14 @@ class _WordIndex:
         return hits
 
 
-def _word_index(text: str) -> _WordIndex | None:
-    """An index of ``text``'s words when it is long enough to pay off and has no astral character."""
+def _word_index(text: str, asked: tuple[str, ...] = ()) -> _WordIndex | None:
+    """An index of ``text``'s words when it is long enough to pay off and has no astral character.
+
+    ``asked``: the words the scan will ask for (see :class:`_WordIndex`).
+    """
     if len(text) < _INDEX_CHARS or (not text.isascii() and may_hold_astral(text)):
         return None
-    return _WordIndex(text)
+    return _WordIndex(text, asked)
 
 
 def _units(
@@ -314,7 +351,7 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
         high = None if ascii_only else high_bytes(text)
         cjk = not ascii_only and has_cjk(text, high)
         wide = _wide_marks(high)
-        word_index = _word_index(text)
+        word_index = _word_index(text, rules.position_words)
         words = normalized.words if index == 0 else latin_words(text)
         hits: dict[str, list[int]] = {}
         for rule in rules.rules:
