@@ -310,7 +310,9 @@ def test_word_index_hits_equal_the_needle_search() -> None:
     asked = load_rules().position_words
     for text in texts:
         # Without asked words (every needle compared with every run) and with the rules' (grouped runs).
-        for index in (scan._WordIndex(text), scan._WordIndex(text, asked), scan._WordIndex(text, ("a", "now"))):
+        units = text.encode("utf-16-le", "surrogatepass")
+        for index in (scan._WordIndex(text), scan._WordIndex(text, asked), scan._WordIndex(text, ("a", "now")),
+                      scan._WordIndex(text, asked, units)):
             for needle in [*needles, "a", "n", "ignor"]:
                 assert index.hits(needle) == scan._needle_hits(text, needle), needle
     assert scan._word_index("now " * 9000) is not None
@@ -355,7 +357,7 @@ def _switch_off_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules.Rule, "present_needles", lambda self, text, words, *, ascii_only=False, high=None: (
         slow_present(self, text, words, ascii_only=ascii_only)))
     monkeypatch.setattr(scan, "_wide_marks", lambda high: high is not None)
-    monkeypatch.setattr(scan, "_word_index", lambda text, asked=(): None)
+    monkeypatch.setattr(scan, "_word_index", lambda text, asked=(), units=None: None)
     monkeypatch.setattr(obfuscation, "may_be_spaced", lambda text, encoded=None: True)
     monkeypatch.setattr(obfuscation, "_delimiter_hints", lambda text, encoded=None: [
         hit.start() for hit in obfuscation._DELIMITER_HINT.finditer(text)][:STEP_MAX_REPLACEMENTS])

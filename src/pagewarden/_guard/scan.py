@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .byteview import high_bytes
 from .decoders import may_hold_astral
 from .normalize import normalize
 from .obfuscation import latin_words
@@ -244,11 +243,14 @@ class _WordIndex:
     with every run.
     """
 
-    __slots__ = ("_asked", "_bounds", "_grouped", "_keys", "_starts", "_text")
+    __slots__ = ("_asked", "_bounds", "_grouped", "_keys", "_starts", "_text", "_units")
 
-    def __init__(self, text: str, asked: tuple[str, ...] = ()) -> None:
+    def __init__(self, text: str, asked: tuple[str, ...] = (), units: bytes | None = None) -> None:
         self._text = text
         self._asked = asked
+        # The text's UTF-16 code units when the caller has them (the scan encodes a non-ASCII
+        # text once for its high bytes); an ASCII text's characters are its ASCII bytes.
+        self._units = units
         self._keys: npt.NDArray[np.int64] | None = None
         self._starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._grouped: list[int] = []
@@ -262,12 +264,18 @@ class _WordIndex:
         return key
 
     def _build(self) -> npt.NDArray[np.int64]:
-        units = np.frombuffer(self._text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        units: npt.NDArray[np.uint16] | npt.NDArray[np.uint8]
+        if self._units is not None:
+            units = np.frombuffer(self._units, dtype=np.uint16)
+        elif self._text.isascii():
+            units = np.frombuffer(self._text.encode("ascii"), dtype=np.uint8)
+        else:
+            units = np.frombuffer(self._text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
         letters = np.zeros(len(units) + 2, dtype=np.bool_)
         # a-z in one comparison: below "a" the 16-bit difference wraps to a large number. (The text's
         # code units stay 16-bit until the few gathered for the keys: a pass over 64-bit copies of
         # every unit cost more than the rest of the index.)
-        np.less(units - np.uint16(0x61), 26, out=letters[1:-1])
+        np.less(units - units.dtype.type(0x61), 26, out=letters[1:-1])
         edges = (letters[1:] != letters[:-1]).nonzero()[0]
         starts, ends = edges[0::2], edges[1::2]
         self._starts = starts
@@ -311,14 +319,15 @@ class _WordIndex:
         return hits
 
 
-def _word_index(text: str, asked: tuple[str, ...] = ()) -> _WordIndex | None:
+def _word_index(text: str, asked: tuple[str, ...] = (), units: bytes | None = None) -> _WordIndex | None:
     """An index of ``text``'s words when it is long enough to pay off and has no astral character.
 
-    ``asked``: the words the scan will ask for (see :class:`_WordIndex`).
+    ``asked``: the words the scan will ask for (see :class:`_WordIndex`); ``units``: the text's
+    UTF-16 code units when the caller has them.
     """
     if len(text) < _INDEX_CHARS or (not text.isascii() and may_hold_astral(text)):
         return None
-    return _WordIndex(text, asked)
+    return _WordIndex(text, asked, units)
 
 
 def _units(
@@ -396,10 +405,13 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
         text = variant.text
         ascii_only = text.isascii()
         # The code units' high bytes, shared by the CJK test and every rule's needle gate.
-        high = None if ascii_only else high_bytes(text)
+        # The code units of a non-ASCII text, encoded once for the high bytes (as byteview.high_bytes
+        # takes them) and the word index.
+        units = None if ascii_only else text.encode("utf-16-le", "surrogatepass")
+        high = None if units is None else units[1::2]
         cjk = not ascii_only and has_cjk(text, high)
         wide = _wide_marks(high)
-        word_index = _word_index(text, rules.position_words)
+        word_index = _word_index(text, rules.position_words, units)
         words = normalized.words if index == 0 else latin_words(text)
         hits: dict[str, list[int]] = {}
         for rule in rules.rules:
