@@ -25,7 +25,8 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, cast
 
-__all__ = ["ANYTHING", "AllOf", "AnyOf", "Choices", "Requirement", "all_of", "checker", "prune", "requirement"]
+__all__ = ["ANYTHING", "MAX_TESTS", "AllOf", "AnyOf", "Choices", "Requirement", "all_of", "checker", "prune",
+           "requirement"]
 
 # A set of more strings than this costs more to check than it saves: it requires nothing.
 _MAX_CHOICES = 48
@@ -35,6 +36,8 @@ _MAX_CLASS_CHARS = 8
 # out few more units and costs more Python calls to check than the regex it spares.
 _MAX_DEPTH = 3
 _MAX_PARTS = 4
+# The most substring tests a pattern's check may take (see ``requirement``).
+MAX_TESTS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,14 +186,30 @@ def prune(req: Requirement, depth: int = 0) -> Requirement:
     return all_of(sorted(parts, key=_strength, reverse=True)[:_MAX_PARTS])
 
 
+def _tests(req: Requirement) -> int:
+    """How many ``in`` tests checking ``req`` may take."""
+    return len(req.strings) if isinstance(req, Choices) else sum(map(_tests, req.parts))
+
+
 def requirement(pattern: re.Pattern[str]) -> Requirement:
-    """What every match of ``pattern`` contains (``ANYTHING`` when nothing is known), pruned."""
+    """What every match of ``pattern`` contains (``ANYTHING`` when nothing is known), pruned.
+
+    The tree is pruned to the deepest nesting whose check takes at most
+    ``MAX_TESTS`` substring tests: a unit of a paragraph rule is up to a
+    thousand characters, and hundreds of failing tests over it cost more
+    than the regex.
+    """
     if pattern.flags & re.IGNORECASE:
         return ANYTHING
     parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     if parsed.state.flags & re.IGNORECASE:
         return ANYTHING
-    return prune(_sequence(list(parsed)))
+    full = _sequence(list(parsed))
+    for depth in range(_MAX_DEPTH, 0, -1):
+        pruned = prune(full, _MAX_DEPTH - depth)
+        if _tests(pruned) <= MAX_TESTS:
+            return pruned
+    return prune(full, _MAX_DEPTH)
 
 
 def checker(req: Requirement) -> Callable[[str], bool]:
