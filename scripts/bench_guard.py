@@ -8,8 +8,9 @@ Printed in one run (``scripts/bench guard [--json] [--contexts N] [--repeat N] [
 * detection on BIPIA (train split): every attack inserted at the start, middle
   and end of sampled email/table/code contexts, per attack category;
 * false positives: BIPIA clean contexts, NotInject sentences, the 181 article pages;
-* speed: median time to guard 50 KiB of text, and to segment and guard a 1 MiB
-  HTML page against ``trafilatura.extract`` of the same page; per-page guard
+* speed: median time to guard 50 KiB of text (and 1 and 4 KiB: a call's fixed
+  cost), and to segment and guard a 1 MiB HTML page against
+  ``trafilatura.extract`` of the same page; per-page guard
   time on the article corpus against trafilatura's. Times are CPU time of this
   process (``time.process_time``), so other work on a shared machine inflates
   them less than wall time; the guard with its learned step stubbed out is
@@ -251,6 +252,16 @@ def speed(repeat: int) -> dict[str, Any]:
     full_ms, rules_ms = _alternated_ms(lambda: guard_text(text), rules_only, repeat * 5)
     result: dict[str, Any] = {"text_50kib_ms": full_ms, "text_50kib_rules_only_ms": rules_ms,
                               "model_load": model_load()}
+    # A guard call's fixed cost shows on short texts (a search snippet, a PDF page of a few KB).
+    for size in (1, 4):
+        short = text_of_size(size * 1024)
+
+        def short_rules_only(short: str = short) -> None:
+            with _rules_only():
+                guard_text(short)
+
+        result[f"text_{size}kib_ms"], result[f"text_{size}kib_rules_only_ms"] = _alternated_ms(
+            lambda short=short: guard_text(short), short_rules_only, repeat * 40)
     pages = [(page_id, html) for page_id, html, _ in article_pages()]
     page = _big_page(pages, 1024 * 1024)
     guard_html(page)
@@ -368,6 +379,10 @@ def _print_speed(sp: dict[str, Any]) -> None:
               f"{sp['model_load']['rss_added_mib']:.1f} MiB (target <= 60)")
     print(f"  50 KiB of text: median {sp['text_50kib_ms']:.2f} ms (target <= 10 ms); rules only, same run: "
           f"{sp['text_50kib_rules_only_ms']:.2f} ms")
+    for size in (1, 4):
+        if f"text_{size}kib_ms" in sp:
+            print(f"  {size} KiB of text (a call's fixed cost): median {sp[f'text_{size}kib_ms']:.3f} ms; rules only, "
+                  f"same run: {sp[f'text_{size}kib_rules_only_ms']:.3f} ms")
     big = sp["html_1mib"]
     print(f"  1 MiB HTML ({big['chars']} chars): guard_html {big['guard_ms']:.1f} ms, trafilatura.extract "
           f"{big['trafilatura_ms']:.1f} ms, ratio {big['ratio']:.2f} (target <= 1.0)")

@@ -302,14 +302,19 @@ def test_rule_gates_and_shared_needle_hits_equal_the_slow_scan(text: str) -> Non
 
 
 def test_word_index_hits_equal_the_needle_search() -> None:
-    """Whole-word needle hits from the word index equal str.find's, at the hit cap and next to non-ASCII letters."""
+    """Whole-word needle hits from the word index equal str.find's, at the hit cap, next to non-ASCII letters, and
+    whether or not the needle was among the words the index grouped."""
     texts = [" ".join(t for _, t in SCAN_ROWS) * 40, "now" * 500 + " now" * 300 + ".now, énow nowé now\u00e9 n",
              "a" * 300 + " a a-a á a", "ignore " * 400 + "ignoré ignore", ""]
     needles = sorted({n for rule in load_rules().rules for n in rule.needles if n.isalpha() and n.isascii()})
+    asked = load_rules().position_words
     for text in texts:
-        index = scan._WordIndex(text)
-        for needle in [*needles, "a", "n", "ignor"]:
-            assert index.hits(needle) == scan._needle_hits(text, needle), needle
+        # Without asked words (every needle compared with every run) and with the rules' (grouped runs).
+        units = text.encode("utf-16-le", "surrogatepass")
+        for index in (scan._WordIndex(text), scan._WordIndex(text, asked), scan._WordIndex(text, ("a", "now")),
+                      scan._WordIndex(text, asked, units)):
+            for needle in [*needles, "a", "n", "ignor"]:
+                assert index.hits(needle) == scan._needle_hits(text, needle), needle
     assert scan._word_index("now " * 9000) is not None
     assert scan._word_index("now") is None
     assert scan._word_index("now \U0001f600 " * 9000) is None  # astral: code units are not characters
@@ -352,7 +357,7 @@ def _switch_off_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules.Rule, "present_needles", lambda self, text, words, *, ascii_only=False, high=None: (
         slow_present(self, text, words, ascii_only=ascii_only)))
     monkeypatch.setattr(scan, "_wide_marks", lambda high: high is not None)
-    monkeypatch.setattr(scan, "_word_index", lambda text: None)
+    monkeypatch.setattr(scan, "_word_index", lambda text, asked=(), units=None: None)
     monkeypatch.setattr(obfuscation, "may_be_spaced", lambda text, encoded=None: True)
     monkeypatch.setattr(obfuscation, "_delimiter_hints", lambda text, encoded=None: [
         hit.start() for hit in obfuscation._DELIMITER_HINT.finditer(text)][:STEP_MAX_REPLACEMENTS])

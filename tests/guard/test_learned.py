@@ -160,7 +160,8 @@ def test_stream_sentences_match_split_sentences(text: str) -> None:
 
 
 _TEXT = st.lists(st.sampled_from([*"ab Zé9_'’.!?;。\n\x00-@:/ ", "assistant ", "ignore ", "send ", "your task ",
-                                  "http://x.example ", "must ", "you ", "previous instructions "]),
+                                  "http://x.example ", "must ", "you ", "previous instructions ", "please ",
+                                  "now ", "then ", "kindly "]),
                  max_size=120).map("".join)
 
 
@@ -229,6 +230,16 @@ def test_hash_table_finds_every_key_and_nothing_else() -> None:
     assert found.tolist() == [float(i + 1) for i in range(len(keys))]
     absent = np.array([gram_key(f"other{i}")[1] for i in range(500)], dtype=np.uint64)
     assert not table.lookup(absent).any()
+
+
+def test_hash_table_runs_of_colliding_keys() -> None:
+    """Keys sharing a home slot are found along their run; absent keys stop at the run's end or the last probe."""
+    # 40 slots (eight per key) round up to 64: 3 + 64 * k all want slot 3 and fill slots 3..7.
+    keys = [3 + 64 * k for k in range(5)]
+    table = HashTable.build(keys, [float(k + 1) for k in range(5)], float)
+    assert table.probes == 5
+    queries = [*reversed(keys), 3 + 64 * 5, 4, 8, 7 + 64]
+    assert table.lookup(np.array(queries, dtype=np.uint64)).tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_hash_table_with_a_zero_key() -> None:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from .._errors import GuardFailed
 from .byteview import code_unit_filter, high_bytes, may_hold
+from .literals import all_of, checker, requirement
 from .report import Location, Severity
 
 __all__ = ["CJK", "KNOWN_CATEGORIES", "WORD", "Rule", "RuleSet", "has_cjk", "load_rules", "parse_tables"]
@@ -98,6 +100,11 @@ class Rule:
     word_positions: tuple[str, ...] = ()
     # Every word of every word needle: a word set disjoint from it has none.
     word_parts: frozenset[str] = frozenset()
+    # (the needle's words, or None for a one-word needle; its position word) per word needle.
+    word_checks: tuple[tuple[tuple[str, ...] | None, str], ...] = ()
+    # The literal strings a unit must hold for the anchor and every pattern to match (see
+    # .literals): a unit without them is ruled out before any regex runs.
+    required: Callable[[str], bool] = bool
 
     def applies_to(self, text: str, words: frozenset[str] | None = None, *, ascii_only: bool = False) -> bool:
         """Whether any needle occurs in ``text`` (a fast gate before any regex runs).
@@ -121,10 +128,11 @@ class Rule:
         ``high`` lacks cannot occur, and one ``bytes.find`` (memchr) over
         ``high`` says so.
         """
-        # One C-level set test rules out most rules on short variants.
+        # One C-level set test rules out most rules on short variants; a one-word needle is one
+        # set lookup (a generator per needle cost more than the lookups).
         present = [] if self.word_parts.isdisjoint(words) else [
-            word for parts, word in zip(self.word_needles, self.word_positions, strict=True)
-            if all(part in words for part in parts)
+            word for phrase, word in self.word_checks
+            if (word in words if phrase is None else all(part in words for part in phrase))
         ]
         if ascii_only:
             for needle, probe, offset in self.ascii_probes:
@@ -140,7 +148,7 @@ class Rule:
 
     def matches(self, unit: str) -> bool:
         """Whether this rule fires on one lower-cased sentence-like ``unit``."""
-        if self.anchor.search(unit) is None:
+        if not self.required(unit) or self.anchor.search(unit) is None:
             return False
         first, *rest = self.patterns
         for match in first.finditer(unit):
@@ -162,6 +170,8 @@ class RuleSet:
 
     rules: tuple[Rule, ...]
     benign_context: re.Pattern[str]
+    # Every rule's position words (see ``Rule.word_positions``), sorted: the words whose hits a scan asks for.
+    position_words: tuple[str, ...] = ()
 
 
 def _holds(text: str, needle: str, probe: str, offset: int) -> bool:
@@ -273,6 +283,8 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
     else:
         where = None
     unit = row.get("unit", "sentence")
+    anchor_pattern = _compile(anchor, macros, rule_id)
+    compiled = tuple(_compile(p, macros, rule_id) for p in patterns)
     if unit not in ("sentence", "paragraph"):
         raise _invalid(f"{rule_id} has an unknown unit")
     word_needles = tuple(tuple(n.split(" ")) for n in needles if _WORD_NEEDLE.fullmatch(n))
@@ -285,8 +297,8 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         confidence=confidence,
         needles=tuple(needles),
         needs_cjk=all(CJK.search(n) for n in needles),
-        anchor=_compile(anchor, macros, rule_id),
-        patterns=tuple(_compile(p, macros, rule_id) for p in patterns),
+        anchor=anchor_pattern,
+        patterns=compiled,
         unless_before=_compile(unless_before, macros, rule_id) if isinstance(unless_before, str) else None,
         unless=_compile(unless, macros, rule_id) if isinstance(unless, str) else None,
         locations=where,
@@ -298,6 +310,8 @@ def _build_rule(row: dict[str, Any], macros: dict[str, str]) -> Rule:
         ascii_probes=tuple(_probe(n) for n in text_needles if n.isascii()),
         word_positions=tuple(max(parts, key=len) for parts in word_needles),
         word_parts=frozenset(part for parts in word_needles for part in parts),
+        word_checks=tuple((None if len(parts) == 1 else parts, max(parts, key=len)) for parts in word_needles),
+        required=checker(all_of([requirement(pattern) for pattern in (anchor_pattern, *compiled)])),
     )
 
 
@@ -319,7 +333,8 @@ def parse_tables(tables: list[dict[str, Any]]) -> RuleSet:
     if not rules:
         raise _invalid("no rules")
     benign_context = re.compile("|".join(f"(?:{p})" for p in benign) if benign else r"(?!)")
-    return RuleSet(rules=tuple(rules), benign_context=benign_context)
+    position_words = tuple(sorted({word for rule in rules for word in rule.word_positions}))
+    return RuleSet(rules=tuple(rules), benign_context=benign_context, position_words=position_words)
 
 
 @functools.cache

@@ -14,6 +14,7 @@ separate ``hidden_instruction`` rule for AI-directed imperatives in hidden text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -22,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .byteview import high_bytes
 from .decoders import may_hold_astral
 from .normalize import normalize
 from .obfuscation import latin_words
@@ -170,6 +170,61 @@ _INDEX_CHARS = 32768
 _KEY_SHIFTS = (28, 21, 14, 7, 0)
 
 
+def _word_key(word: str) -> int:
+    """The key :class:`_WordIndex` gives a run of letters equal to ``word``, in Python integers."""
+    codes = [ord(char) for char in word]
+    size = len(word)
+    key = size << _KEY_SHIFTS[0]
+    for part, shift in zip((codes[0], codes[min(1, size - 1)], codes[max(size - 2, 0)], codes[-1]),
+                           _KEY_SHIFTS[1:], strict=True):
+        key |= part << shift
+    return key
+
+
+# Multiplies a key before its top bits pick a slot of _AskedKeys.slots (a multiplicative hash).
+_SLOT_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True, slots=True)
+class _AskedKeys:
+    """The distinct keys of the words a scan asks the word index for, and a table that finds them.
+
+    ``slots[hash(key)]`` is the key's rank + 1 (0: no asked key has that
+    slot); the table is sized so that no two asked keys share a slot, so a
+    run's rank is one gather and one comparison (a binary search of every
+    run among the asked keys cost half a millisecond on 50 KiB).
+    """
+
+    keys: Ints
+    rank: dict[int, int]
+    slots: npt.NDArray[np.int32]
+    shift: np.uint64
+
+    def ranks(self, runs: Ints) -> Ints:
+        """The rank of each of ``runs`` among the asked keys, or -1."""
+        slot = ((runs.view(np.uint64) * _SLOT_MIX) >> self.shift).view(np.int64)
+        rank: Ints = self.slots[slot].astype(np.int64) - 1
+        asked = rank >= 0
+        rank[asked] = np.where(self.keys[rank[asked]] == runs[asked], rank[asked], -1)
+        return rank
+
+
+@functools.lru_cache(maxsize=4)
+def _asked_keys(words: tuple[str, ...]) -> _AskedKeys | None:
+    """The asked keys of ``words`` (None: no words, or no collision-free table of at most 2**20 slots)."""
+    keys = np.unique(np.array([_word_key(word) for word in words], dtype=np.int64))
+    if not len(keys):
+        return None
+    for bits in range(max(8, (8 * len(keys)).bit_length()), 21):
+        shift = np.uint64(64 - bits)
+        slot = ((keys.view(np.uint64) * _SLOT_MIX) >> shift).view(np.int64)
+        if len(np.unique(slot)) == len(keys):
+            slots = np.zeros(1 << bits, dtype=np.int32)
+            slots[slot] = np.arange(1, len(keys) + 1, dtype=np.int32)
+            return _AskedKeys(keys, {key: rank for rank, key in enumerate(keys.tolist())}, slots, shift)
+    return None
+
+
 class _WordIndex:
     """Every run of ``a-z`` in a text, keyed, so a whole-word needle's hits come from one array comparison.
 
@@ -181,14 +236,25 @@ class _WordIndex:
     each is then checked exactly as :func:`_needle_hits` checks a hit. Built
     on first use, over the text's UTF-16 code units: only for a text without
     astral characters, whose code units are its characters.
+
+    The runs whose key is one of ``asked`` (the rules' position words) are
+    grouped by key once, so such a needle's candidates are a slice instead
+    of a comparison over every run of the page; any other needle is compared
+    with every run.
     """
 
-    __slots__ = ("_keys", "_starts", "_text")
+    __slots__ = ("_asked", "_bounds", "_grouped", "_keys", "_starts", "_text", "_units")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, asked: tuple[str, ...] = (), units: bytes | None = None) -> None:
         self._text = text
+        self._asked = asked
+        # The text's UTF-16 code units when the caller has them (the scan encodes a non-ASCII
+        # text once for its high bytes); an ASCII text's characters are its ASCII bytes.
+        self._units = units
         self._keys: npt.NDArray[np.int64] | None = None
         self._starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._grouped: list[int] = []
+        self._bounds: list[int] = []
 
     @staticmethod
     def _key(first: Ints, second: Ints, before_last: Ints, last: Ints, length: Ints | int) -> Ints:
@@ -198,29 +264,53 @@ class _WordIndex:
         return key
 
     def _build(self) -> npt.NDArray[np.int64]:
-        units = np.frombuffer(self._text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16).astype(np.int64)
+        units: npt.NDArray[np.uint16] | npt.NDArray[np.uint8]
+        if self._units is not None:
+            units = np.frombuffer(self._units, dtype=np.uint16)
+        elif self._text.isascii():
+            units = np.frombuffer(self._text.encode("ascii"), dtype=np.uint8)
+        else:
+            units = np.frombuffer(self._text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
         letters = np.zeros(len(units) + 2, dtype=np.bool_)
-        letters[1:-1] = (units >= 0x61) & (units <= 0x7A)
-        edges = np.flatnonzero(letters[1:] != letters[:-1])
+        # a-z in one comparison: below "a" the 16-bit difference wraps to a large number. (The text's
+        # code units stay 16-bit until the few gathered for the keys: a pass over 64-bit copies of
+        # every unit cost more than the rest of the index.)
+        np.less(units - units.dtype.type(0x61), 26, out=letters[1:-1])
+        edges = (letters[1:] != letters[:-1]).nonzero()[0]
         starts, ends = edges[0::2], edges[1::2]
         self._starts = starts
-        self._keys = self._key(units[starts], units[np.minimum(starts + 1, ends - 1)],
-                               units[np.maximum(ends - 2, starts)], units[ends - 1], ends - starts)
-        return self._keys
+
+        def unit(at: Ints) -> Ints:
+            wide: Ints = units[at].astype(np.int64)
+            return wide
+
+        keys = self._keys = self._key(unit(starts), unit(np.minimum(starts + 1, ends - 1)),
+                                      unit(np.maximum(ends - 2, starts)), unit(ends - 1), ends - starts)
+        asked = _asked_keys(self._asked)
+        if asked is not None:
+            # Each run's rank among the asked keys, for the runs that have one; the runs of one
+            # rank stay in text order (a stable sort).
+            rank = asked.ranks(keys)
+            kept = (rank >= 0).nonzero()[0]
+            # As 16-bit numbers the ranks are sorted by a radix sort, several times faster than by a merge sort.
+            kept_rank = rank[kept].astype(np.uint16 if len(asked.keys) <= 1 << 16 else np.int64)
+            order = np.argsort(kept_rank, kind="stable")
+            self._grouped = starts[kept][order].tolist()
+            self._bounds = np.searchsorted(kept_rank[order], np.arange(len(asked.keys) + 1)).tolist()
+        return keys
 
     def hits(self, needle: str) -> list[int]:
         """``_needle_hits(text, needle)`` for a needle of ASCII letters."""
         keys = self._build() if self._keys is None else self._keys
-        codes = [ord(char) for char in needle]
-        size = len(needle)
-        # The needle's key as _key computes a run's, in Python integers (no array per needle).
-        key = size << _KEY_SHIFTS[0]
-        for part, shift in zip((codes[0], codes[min(1, size - 1)], codes[max(size - 2, 0)], codes[-1]),
-                               _KEY_SHIFTS[1:], strict=True):
-            key |= part << shift
+        key = _word_key(needle)
+        asked = _asked_keys(self._asked)
+        rank = None if asked is None else asked.rank.get(key)
+        candidates = (self._starts[keys == key].tolist() if rank is None
+                      else self._grouped[self._bounds[rank]:self._bounds[rank + 1]])
         text = self._text
+        size = len(needle)
         hits: list[int] = []
-        for found in self._starts[keys == key].tolist():
+        for found in candidates:
             if text.startswith(needle, found) and (found == 0 or not text[found - 1].isalpha()) and (
                     found + size >= len(text) or not text[found + size].isalpha()):
                 hits.append(found)
@@ -229,11 +319,15 @@ class _WordIndex:
         return hits
 
 
-def _word_index(text: str) -> _WordIndex | None:
-    """An index of ``text``'s words when it is long enough to pay off and has no astral character."""
+def _word_index(text: str, asked: tuple[str, ...] = (), units: bytes | None = None) -> _WordIndex | None:
+    """An index of ``text``'s words when it is long enough to pay off and has no astral character.
+
+    ``asked``: the words the scan will ask for (see :class:`_WordIndex`); ``units``: the text's
+    UTF-16 code units when the caller has them.
+    """
     if len(text) < _INDEX_CHARS or (not text.isascii() and may_hold_astral(text)):
         return None
-    return _WordIndex(text)
+    return _WordIndex(text, asked, units)
 
 
 def _units(
@@ -311,10 +405,13 @@ def scan_segment_full(segment: Segment, rules: RuleSet, *, strict: bool) -> Scan
         text = variant.text
         ascii_only = text.isascii()
         # The code units' high bytes, shared by the CJK test and every rule's needle gate.
-        high = None if ascii_only else high_bytes(text)
+        # The code units of a non-ASCII text, encoded once for the high bytes (as byteview.high_bytes
+        # takes them) and the word index.
+        units = None if ascii_only else text.encode("utf-16-le", "surrogatepass")
+        high = None if units is None else units[1::2]
         cjk = not ascii_only and has_cjk(text, high)
         wide = _wide_marks(high)
-        word_index = _word_index(text)
+        word_index = _word_index(text, rules.position_words, units)
         words = normalized.words if index == 0 else latin_words(text)
         hits: dict[str, list[int]] = {}
         for rule in rules.rules:

@@ -134,7 +134,31 @@ class HashTable:
         # An empty slot's key is 0, so the key just read says whether the slot is taken: one
         # random read of the table per query instead of two (unless a real key is 0).
         pending = (~found & (self.occupied[slot] if self.zero_key else stored != 0)).nonzero()[0]
+        if not len(pending):
+            return result
         result[pending] = 0
+        if self.probes < 2:
+            return result
+        if self.zero_key:
+            return self._probe_rounds(queries, pending, result)
+        # The few queries left read all their further slots at once (a round per slot cost ten
+        # array operations each, most of the lookup on a short page). A key sits at its first
+        # free slot: every slot before it on its path is taken, so the first slot holding the
+        # query is the key's, and a query first meeting an empty slot (key 0) is absent.
+        wanted = queries[pending]
+        path = ((wanted[:, None] + np.arange(1, self.probes, dtype=np.uint64)) & mask).view(np.int64)
+        stored_path = self.keys[path]
+        hit = stored_path == wanted[:, None]
+        ends = hit | (stored_path == 0)
+        first = ends.argmax(axis=1)
+        rows = np.arange(len(pending))
+        found = hit[rows, first]
+        result[pending[found]] = self.values[path[rows, first][found]]
+        return result
+
+    def _probe_rounds(self, queries: Keys, pending: Ints, result: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """The rest of :meth:`lookup` one slot at a time, reading ``occupied`` (for a table holding the key 0)."""
+        mask = np.uint64(len(self.keys) - 1)
         for offset in range(1, self.probes):
             if not len(pending):
                 break
@@ -144,7 +168,7 @@ class HashTable:
             found = stored == wanted
             result[pending[found]] = self.values[slot[found]]
             # A key is never stored past an empty slot on its path: stop looking there.
-            pending = pending[~found & (self.occupied[slot] if self.zero_key else stored != 0)]
+            pending = pending[~found & self.occupied[slot]]
         return result
 
 
@@ -281,6 +305,7 @@ class Stream:
     within: npt.NDArray[np.bool_]         # within[k]: that bigram is inside one sentence
     unigram_counted: npt.NDArray[np.bool_]  # one occurrence of each word per sentence
     bigram_counted: npt.NDArray[np.bool_]   # one occurrence of each bigram per sentence, and every junction
+    window_last: Ints                       # window_last[i]: the last sentence of the window starting at i
 
     def __len__(self) -> int:
         return len(self.raws)
@@ -294,32 +319,37 @@ class Stream:
                                                        self.token_ends[first:last].tolist(), strict=True)]
 
     def window_ends(self) -> Ints:
-        """The last sentence of the window starting at each sentence."""
-        return np.minimum(np.arange(len(self.raws), dtype=np.int64) + (WINDOW_SENTENCES - 1), self.last)
+        """The last sentence of the window starting at each sentence (computed once: every scoring step asks)."""
+        return self.window_last
 
     def imperative(self, verbs: GramTable, rows: npt.NDArray[np.int32] | None = None) -> npt.NDArray[np.bool_]:
         """Whether each sentence is imperative (as :func:`.features.sentence_features` decides).
 
-        The first ``IMPERATIVE_SPAN`` tokens of every sentence are walked
-        together: a mark is skipped, a lead word counts, an action verb makes
-        the sentence imperative, any other word ends the walk. ``rows`` are
-        the kept tokens' rows in ``verbs`` when the caller has them.
+        Among the words of a sentence's first ``IMPERATIVE_SPAN`` tokens
+        (marks are skipped), the first word that is not a lead word decides:
+        the sentence is imperative when that word is an action verb and fewer
+        than ``IMPERATIVE_WORDS`` lead words come before it. All sentences'
+        first tokens are one matrix (a loop over the offsets cost ten array
+        operations per offset, most of a short page's detector time). ``rows``
+        are the kept tokens' rows in ``verbs`` when the caller has them.
         """
         kinds = verbs.verbs[verbs.rows(self.hashes) if rows is None else rows]
         count = len(self.raws)
-        result = np.zeros(count, dtype=np.bool_)
-        decided = np.zeros(count, dtype=np.bool_)
-        seen = np.zeros(count, dtype=np.int64)
-        starts = self.starts
-        for offset in range(IMPERATIVE_SPAN):
-            open_ = (~decided & (self.cstarts + offset < self.cends) & (seen < IMPERATIVE_WORDS)).nonzero()[0]
-            if not len(open_):
-                break
-            words = open_[self.word[starts[open_] + offset]]
-            kind = kinds[self.cstarts[words] + offset]
-            result[words[kind == ACTION]] = True
-            decided[words[kind != LEAD]] = True
-            seen[words[kind == LEAD]] += 1
+        if not count or not len(kinds):
+            return np.zeros(count, dtype=np.bool_)
+        offsets = np.arange(IMPERATIVE_SPAN, dtype=np.int64)
+        inside = (self.cstarts[:, None] + offsets) < self.cends[:, None]
+        # Positions past a sentence's end read some other token; ``inside`` masks them out.
+        word = inside & self.word[np.minimum(self.starts[:, None] + offsets, len(self.word) - 1)]
+        kind = kinds[np.minimum(self.cstarts[:, None] + offsets, len(kinds) - 1)]
+        lead = word & (kind == LEAD)
+        deciding = word & ~lead
+        decided = deciding.any(axis=1)
+        first = deciding.argmax(axis=1)
+        sentences = np.arange(count)
+        # The deciding word is the first non-lead word: every word before it is a lead word.
+        leads_before = lead.cumsum(axis=1)[sentences, first]
+        result: npt.NDArray[np.bool_] = decided & (kind[sentences, first] == ACTION) & (leads_before < IMPERATIVE_WORDS)
         return result
 
     def window_cues(self, unigrams: GramTable, bigrams: GramTable, rows: tuple[npt.NDArray[np.int32],
@@ -480,6 +510,7 @@ def build_stream(groups: Sequence[tuple[int, str]], dropped: frozenset[int] = fr
         # the same bigram inside its first sentence: it is deduplicated under a sentence id of its own.
         bigram_counted=~within | _once_per_sentence(
             pairs, np.where(within, sentence_of[:-1], sentence_of[:-1] + np.uint64(len(raw_of)))),
+        window_last=np.minimum(np.arange(len(raw_of), dtype=np.int64) + (WINDOW_SENTENCES - 1), last),
     )
 
 
