@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .byteview import AsciiBytes
+from .caesar import decode_rot13
 from .decoders import (
     BLOB_LIMITS,
     BlobLimits,
@@ -79,6 +80,7 @@ _COMPACT_STEPS: tuple[_WordStep, ...] = (
 _VARIANT_STEPS: tuple[_WordStep, ...] = (
     ("leet_normalized", restore_leet),
     ("scrambled_word_restored", restore_scrambled),
+    ("rot13_decoded", decode_rot13),
 )
 
 
@@ -283,9 +285,8 @@ def normalize(text: str, blob_limits: BlobLimits = BLOB_LIMITS, *, words: frozen
         words = latin_words(literal, encoded)
     result.extend(_pipeline(text, (), words, literal, encoded))
     blobs = decode_blobs(text, blob_limits)
-    for technique, texts in (("base64_decoded", blobs.base64), ("hex_decoded", blobs.hex)):
-        if texts:
-            result.extend(_pipeline("\n".join(texts), (technique,), None))
+    for technique, texts in blobs.by_technique():
+        result.extend(_pipeline("\n".join(texts), (technique,), None))
     return Normalized(tuple(_dedupe(result)), blobs.exhausted, words, literal)
 
 
