@@ -1,17 +1,17 @@
-"""Blob decoding: runs of encoded data in a segment that decode to text.
+"""Blob decoding beyond the one Base64-alphabet scan of :mod:`.decoders`: the careful decoders and other runs.
 
 Blobs are found in the original text (original case), decoded when they turn
 into text, and returned as new text to be normalized once more (never decoded
-again as a blob: no recursion). The encodings, by how their runs are found:
+again as a blob: no recursion). :mod:`.decoders` finds runs of the Base64
+alphabet (16+ characters) and sorts each: hex digits only -> hex (a ``0x``
+prefix dropped); upper-case letters and ``2-7`` only -> Base32 (decoded here);
+mixed case -> Base64; anything else is an ordinary word or identifier. This
+module finds the runs that scan cannot see:
 
-* one scan for runs of the Base64 alphabet (16+ characters) sorts each run:
-  hex digits only -> hex (a ``0x`` prefix dropped); upper-case letters and
-  ``2-7`` only -> Base32; mixed case -> Base64 (standard or URL-safe, padded
-  or not); anything else is an ordinary word or identifier and is skipped;
 * hex bytes written apart (``49 67 6e``, ``49:67:6e``, ``0x49, 0x67``; 8+ bytes);
-* runs of 20+ printable ASCII characters without spaces that hold a character
-  outside the Base64 alphabet -> Ascii85 (``!``..``u``, optionally in ``<~ ~>``)
-  or Base85 (RFC 1924, the ``git``/Python ``b85`` alphabet).
+* runs of 20+ printable ASCII characters without spaces, not all of the Base64
+  alphabet -> Ascii85 (``!``..``u``, optionally in ``<~ ~>``) or Base85
+  (RFC 1924, the ``git``/Python ``b85`` alphabet).
 
 A blob wrapped at a fixed width (MIME, PEM, ``base32``/``base64`` tools) is one
 run continued over the following lines of the same length; its lines are
@@ -21,8 +21,7 @@ False decodes are kept out by what text looks like after decoding: valid UTF-8,
 mostly printable, with a letter; for the kinds whose runs also look like
 ordinary data (Base32 runs are upper-case words and IDs, separated hex is a
 table of numbers, Ascii85 is line noise in minified code) the decoded text must
-also read as words (two words of two letters or more, apart; letters and spaces
-at least half of it). Ascii85/Base85 and Base32 decoders are pure Python in the
+also read as words (:func:`reads_as_words`). Ascii85/Base85 and Base32 decoders are pure Python in the
 standard library (about 250 ns a character): a run is decoded whole only when
 its first groups decoded to text, and Ascii85/Base85 runs are first checked for
 the shape text gives them (see :func:`_text_shaped_85`).
@@ -36,7 +35,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .byteview import byte_table
+import numpy as np
 
 __all__ = [
     "BLOB_LIMITS", "BlobLimits", "as_text", "base32_text", "one_line", "printable_blobs", "reads_as_words",
@@ -77,8 +76,9 @@ BLOB_LIMITS = BlobLimits()
 _LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " ",
                               "\u2028": " ", "\u2029": " "})
 _LETTER = re.compile(r"[^\W\d_]")
-# Decoded text that reads as words: two runs of two letters or more, apart.
-_TWO_WORDS = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
+# Decoded text that reads as words: two runs of two letters or more, apart, or (scripts written
+# without spaces) four kana, CJK or Hangul characters in a row.
+_TWO_WORDS = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{4}")
 # A wrapped blob's lines are at least this long (tools wrap at 60..76).
 _MIN_WRAP_WIDTH = 40
 
@@ -87,19 +87,17 @@ _SEPARATED_HEX = re.compile(
     r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?:(?:, ?|[ :])(?:0[xX])?[0-9A-Fa-f]{2}){7,}(?![0-9A-Za-z])"
 )
 _HEX_SEPARATORS = re.compile(r"0[xX]|[ ,:]")
-# Byte view for separated hex: hex digit "h", separator " ", "x" itself, anything else ".".
-_SEPARATED_BYTES = byte_table(
-    lambda b: 0x68 if chr(b) in "0123456789abcdefABCDEF" else 0x20 if chr(b) in " ,:" else
-    0x78 if chr(b) in "xX" else 0x2E
-)
-# Four bytes in a row in each written form; any separated-hex run of 8 bytes holds one.
-_SEPARATED_WINDOWS = (b"hh hh hh hh", b"hh  hh  hh  hh", b"xhh hxhh hxhh", b"xhh  hxhh  hxhh")
+# Text of words holds a space, byte 0x20: "20" between separators is where such a run can be.
+# The pattern starts with a literal, which sre finds at memory speed; only the stretch of hex
+# digits and separators around a hit is searched for runs.
+_SEPARATED_HEX_GATE = re.compile(r"20(?<=[ ,:xX]20)(?=[ ,:])")
+_HEX_STRETCH_CHARS = frozenset("0123456789abcdefABCDEFxX ,:")
+_HEX_STRETCH = re.compile(r"[0-9a-fA-FxX ,:]*")
 
 # Ascii85 and Base85: runs of printable ASCII without spaces.
 _MIN_85_CHARS = 20
-_PRINTABLE_BYTES = byte_table(lambda b: 0x61 if 0x21 <= b <= 0x7E else 0x20)
-_PRINTABLE_WINDOW = b"a" * _MIN_85_CHARS
-_PRINTABLE_RUN = re.compile(rb"a+")
+# A boolean mask ANDed with itself shifted by these marks windows of 2, 4, 8, 16 and 20 (_MIN_85_CHARS).
+_WINDOW_SHIFTS = (1, 2, 4, 8, 4)
 _PRINTABLE_LINE = re.compile(r"[!-~]+")
 _ASCII85_ONLY = re.compile(r"[!-u]+")
 _BASE85_ONLY = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
@@ -112,6 +110,8 @@ _BASE85_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 _ASCII85_HEADS = frozenset(chr(33 + digit) for digit in range(10, 41))
 _BASE85_HEADS = frozenset(_BASE85_ALPHABET[10:41])
 _MIN_TEXT_HEADS = 0.75
+# Bytes of one UTF-8 character a probe's cut can leave undecodable.
+_CUT_CHARACTER_BYTES = 3
 # Characters decoded first to see whether a pure-Python-decoded run holds text (whole groups).
 _PROBE_BASE32 = 48
 _PROBE_85 = 40
@@ -121,6 +121,7 @@ _CLOSERS = "\"'`)]}>.,;:"
 
 
 def one_line(text: str) -> str:
+    """``text`` with every line break a space (decoded text must not add lines to a segment)."""
     return text.translate(_LINE_BREAKS)
 
 
@@ -145,17 +146,22 @@ def as_text(raw: bytes, limits: BlobLimits, *, words: bool = False) -> str | Non
 
 
 def reads_as_words(text: str) -> bool:
-    """Whether decoded ``text`` reads as words: no control characters, two words apart, half letters and spaces."""
+    """Whether decoded ``text`` reads as words: no control characters, two words apart, half letters and spaces.
+
+    Why: Base32 runs look like upper-case words and IDs, Ascii85 like line
+    noise in minified code, hex written apart like tables of numbers; each
+    decodes to something printable now and then, never to words.
+    """
     if not text.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return False
     return _TWO_WORDS.search(text) is not None and sum(1 for ch in text if ch.isalpha() or ch == " ") * 2 >= len(text)
 
 
 def _probe_is_text(raw: bytes, limits: BlobLimits) -> bool:
-    """Whether the first bytes of a blob (perhaps cut inside a character) are printable text."""
-    head = raw.decode("utf-8", "ignore")
-    if len(head) * 4 < len(raw) * 3:
-        return False  # many bytes were not UTF-8
+    """Whether the first bytes of a blob are printable UTF-8 text (the cut may split one character)."""
+    head = raw.decode("utf-8", "replace")
+    if head.count("\ufffd") > _CUT_CHARACTER_BYTES:
+        return False
     return sum(1 for ch in head if ch.isprintable()) >= limits.min_printable * len(head)
 
 
@@ -170,6 +176,7 @@ def _base32(body: str) -> bytes | None:
 
 
 def base32_text(run: str, limits: BlobLimits) -> str | None:
+    """The text a Base32 run (upper case, padded or not) decodes to when it reads as words, else None."""
     body = run.rstrip("=")[: limits.max_candidate_chars]
     probe = _base32(body[:_PROBE_BASE32])
     if probe is None or not _probe_is_text(probe, limits):
@@ -242,38 +249,65 @@ def wrapped_end(text: str, start: int, end: int, line: re.Pattern[str], cap: int
     return stop
 
 
-def separated_hex_blobs(text: str, encoded: bytes, limits: BlobLimits) -> Iterator[tuple[str, str | None, bool]]:
-    """``("hex", text or None, cut)`` for every run of hex bytes written apart."""
-    data = encoded.translate(_SEPARATED_BYTES)
+def separated_hex_blobs(text: str, limits: BlobLimits) -> Iterator[tuple[str, str | None, bool]]:
+    """``("hex", text or None, cut)`` for every run of hex bytes written apart that holds a spaced ``20``.
+
+    Only the stretch of hex digits and separators around each gate hit is
+    searched (a gate hit in prose, "20 people", is a stretch of a few characters).
+    """
     position = 0
-    while True:
-        hits = [found for window in _SEPARATED_WINDOWS if (found := data.find(window, position)) >= 0]
-        if not hits:
-            return
-        match = _SEPARATED_HEX.search(text, max(0, min(hits) - 2))
-        if match is None:
-            return
-        digits = _HEX_SEPARATORS.sub("", match.group()[: limits.max_candidate_chars])
-        raw = bytes.fromhex(digits[: len(digits) // 2 * 2])
-        yield "hex", as_text(raw, limits, words=True), match.end() - match.start() > limits.max_candidate_chars
-        position = match.end()
+    while (hit := _SEPARATED_HEX_GATE.search(text, position)) is not None:
+        start = hit.start()
+        while start > position and text[start - 1] in _HEX_STRETCH_CHARS:
+            start -= 1
+        stretch = _HEX_STRETCH.match(text, hit.end())
+        end = stretch.end() if stretch is not None else hit.end()
+        for match in _SEPARATED_HEX.finditer(text, start, end):
+            digits = _HEX_SEPARATORS.sub("", match.group()[: limits.max_candidate_chars])
+            raw = bytes.fromhex(digits[: len(digits) // 2 * 2])
+            yield "hex", as_text(raw, limits, words=True), match.end() - match.start() > limits.max_candidate_chars
+        position = max(end, hit.end())
+
+
+def _long_run_starts(encoded: bytes) -> list[int]:
+    """Where each run of ``_MIN_85_CHARS`` or more printable ASCII bytes (no spaces) of ``encoded`` starts.
+
+    Why arrays: on prose a search for the run's first window (``bytes.find``
+    of 20 "a" in a view) advances a few bytes at a time, about 100 us on
+    50 KiB; ANDing the printable mask with itself shifted 1, 2, 4, 8 and 4
+    places marks every start of 20 printable bytes in a row in about 25 us.
+    """
+    codes = np.frombuffer(encoded, dtype=np.uint8)
+    window = (codes > 0x20) & (codes < 0x7F)
+    for shift in _WINDOW_SHIFTS:
+        window = window[:-shift] & window[shift:]
+    starts = np.flatnonzero(window)
+    if not len(starts):
+        return []
+    return [int(start) for start in starts[np.concatenate(([True], np.diff(starts) > 1))]]
 
 
 def printable_blobs(text: str, encoded: bytes, limits: BlobLimits) -> Iterator[tuple[str, str | None, bool]]:
-    """``(kind, text or None, cut)`` for every Ascii85 or Base85 run."""
-    data = encoded.translate(_PRINTABLE_BYTES)
-    position = data.find(_PRINTABLE_WINDOW)
-    while position >= 0:
-        run_match = _PRINTABLE_RUN.match(data, position)
-        end = run_match.end() if run_match is not None else position + _MIN_85_CHARS
-        joined_end = wrapped_end(text, position, end, _PRINTABLE_LINE, limits.max_candidate_chars)
-        spans = ((position, joined_end), (position, end)) if joined_end > end else ((position, end),)
-        for start, stop in spans:
-            run = text[start:stop].replace("\n", "")
-            # The view reads every non-ASCII character as "?", which is an Ascii85 character.
-            found = _kind_85(run, limits) if run.isascii() else None
+    """``(kind, text or None, cut)`` for every Ascii85 or Base85 run.
+
+    ``encoded`` is the ASCII encoding (errors replaced) of ``text`` or of
+    ``text`` lower-cased: only which bytes are printable is read from it.
+    """
+    done = 0
+    for start in _long_run_starts(encoded):
+        if start < done:
+            continue  # a later line of a wrapped blob already decoded
+        # The view reads a non-ASCII character as "?": the run in the text itself may be shorter.
+        run_match = _PRINTABLE_LINE.match(text, start)
+        end = run_match.end() if run_match is not None else start
+        if end - start < _MIN_85_CHARS:
+            continue
+        joined_end = wrapped_end(text, start, end, _PRINTABLE_LINE, limits.max_candidate_chars)
+        spans = ((start, joined_end), (start, end)) if joined_end > end else ((start, end),)
+        for span_start, stop in spans:
+            run = text[span_start:stop].replace("\n", "")
+            found = _kind_85(run, limits)
             if found is not None:
                 yield found[0], found[1], len(run) > limits.max_candidate_chars
-                end = stop
+                done = stop
                 break
-        position = data.find(_PRINTABLE_WINDOW, end)

@@ -329,14 +329,21 @@ def _alphabet_blobs(text: str, limits: BlobLimits) -> Iterator[tuple[str, str | 
             yield found[0], found[1](found[2], limits), len(run) > limits.max_candidate_chars
 
 
-def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
-    """Find encoded runs in ``text`` (original case) and decode those that hold text, by kind."""
+def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS, *, ascii_view: bytes | None = None) -> Blobs:
+    """Find encoded runs in ``text`` (original case) and decode those that hold text, by kind.
+
+    ``ascii_view``, when given, is the ASCII encoding (errors replaced) of
+    ``text`` or of ``text`` lower-cased; only which characters are printable
+    ASCII is read from it. Why: normalization has the lower-cased text's
+    encoding already, and encoding a page again is a pass over it.
+    """
     found: dict[str, list[str]] = {kind: [] for kind, _ in BLOB_TECHNIQUES}
     budget = max(limits.max_decoded, len(text) // max(1, limits.chars_per_decoded))
     exhausted = False
-    encoded = text.encode("ascii", "replace")
-    sources = (_alphabet_blobs(text, limits), separated_hex_blobs(text, encoded, limits),
-               printable_blobs(text, encoded, limits))
+    if ascii_view is None or len(ascii_view) != len(text):
+        ascii_view = text.encode("ascii", "replace")
+    sources = (_alphabet_blobs(text, limits), separated_hex_blobs(text, limits),
+               printable_blobs(text, ascii_view, limits))
     for source in sources:
         for kind, decoded, cut in source:
             if decoded is None:
