@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pagewarden._guard import Decision, guard_text
+from pagewarden._guard import Decision, Location, Severity, guard_text
 from pagewarden._guard.caesar import COMMON_WORDS, decode_rot13, shift_back
 from pagewarden._guard.decoders import BLOB_TECHNIQUES, BlobLimits, decode_blobs
 from pagewarden._guard.normalize import normalize
@@ -203,6 +203,22 @@ def test_shift_back_undoes_every_shift() -> None:
 def test_common_words_are_lower_case_letters() -> None:
     """The evidence word list holds lower-case ASCII words only (the text is compared lower-cased)."""
     assert all(word.isascii() and word.isalpha() and word.islower() for word in COMMON_WORDS)
+
+
+def test_decoded_text_keeps_its_location() -> None:
+    """A finding in decoded text carries the segment's location, and a hidden location raises its severity."""
+    blob = base64.b32encode(ATTACK.encode()).decode()
+    report = guard_text(blob, location="hidden")
+    decoded = [f for f in report.findings if "base32_decoded" in f.techniques and f.category != "learned_injection"]
+    assert decoded
+    assert all(f.location is Location.HIDDEN and f.severity >= Severity.HIGH for f in decoded)
+
+
+def test_blob_scan_reads_printable_bytes_from_a_lower_cased_view() -> None:
+    """Passing the lower-cased text's ASCII encoding (as normalization does) finds the same blobs as encoding anew."""
+    text = "A: " + base64.a85encode(ATTACK.encode()).decode() + " B: " + base64.b85encode(ATTACK.encode()).decode()
+    assert decode_blobs(text, ascii_view=text.lower().encode("ascii", "replace")) == decode_blobs(text)
+    assert decode_blobs(text).ascii85 == (ATTACK,)
 
 
 def test_nested_blobs_are_decoded_once() -> None:

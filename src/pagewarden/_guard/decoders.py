@@ -24,6 +24,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from .blob_codecs import (
     BLOB_LIMITS,
     BlobLimits,
@@ -342,8 +344,9 @@ def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS, *, ascii_view: byt
     exhausted = False
     if ascii_view is None or len(ascii_view) != len(text):
         ascii_view = text.encode("ascii", "replace")
-    sources = (_alphabet_blobs(text, limits), separated_hex_blobs(text, limits),
-               printable_blobs(text, ascii_view, limits))
+    codes = np.frombuffer(ascii_view, dtype=np.uint8)
+    sources = (_alphabet_blobs(text, limits), separated_hex_blobs(text, codes, limits),
+               printable_blobs(text, codes, limits))
     for source in sources:
         for kind, decoded, cut in source:
             if decoded is None:
