@@ -191,6 +191,16 @@ def test_rot13_ignores_identifiers() -> None:
     assert decode_rot13(text) == text
 
 
+def test_rot13_over_a_long_segment_ends_bounded() -> None:
+    """A segment of 64,000 characters of ROT13 lines is undone line by line in bounded time."""
+    line = codecs.encode(ATTACK.lower(), "rot13")
+    text = "\n".join([line] * (64_000 // (len(line) + 1)))
+    started = time.process_time()
+    decoded = decode_rot13(text)
+    assert time.process_time() - started < 2.0
+    assert set(decoded.split("\n")) == {ATTACK.lower()}
+
+
 def test_shift_back_undoes_every_shift() -> None:
     """shift_back undoes a Caesar shift of any size, upper and lower case, leaving other characters alone."""
     for shift in range(26):
