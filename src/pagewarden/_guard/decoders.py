@@ -6,9 +6,11 @@ caller learns that the budget was hit) and never changes the number of lines:
 decoded line breaks become spaces, so the orchestrator can compare lines
 before and after a step to see which lines a technique touched.
 
-Blob decoding (Base64, hex) is different: blobs are found in the original
-text, decoded when they turn into mostly printable UTF-8 text, and returned as
-new text to be normalized once more (never decoded again: no recursion).
+Blob decoding (Base64, hex, Base32, Ascii85, Base85) is different: blobs are
+found in the original text, decoded when they turn into text, and returned as
+new text to be normalized once more (never decoded again as a blob: no
+recursion). Base64, hex and Base32 runs are found here with one scan; the
+other forms, and the decoders that need care, are in :mod:`.blob_codecs`.
 """
 
 from __future__ import annotations
@@ -19,14 +21,28 @@ import html
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
+from .blob_codecs import (
+    BLOB_LIMITS,
+    BlobLimits,
+    as_text,
+    base32_text,
+    one_line,
+    printable_blobs,
+    reads_as_words,
+    separated_hex_blobs,
+    wrapped_end,
+)
 from .byteview import byte_table, code_unit_filter, high_bytes, may_hold, view
 from .homoglyphs import CONFUSABLES, map_mixed_script_words
 
 __all__ = [
     "BLOB_LIMITS",
+    "BLOB_TECHNIQUES",
     "STEP_MAX_REPLACEMENTS",
     "UNICODE_SUSPECT",
     "BlobLimits",
@@ -88,14 +104,8 @@ UNICODE_SUSPECT = re.compile(
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});?")
 _ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 _PERCENT_RUN = re.compile(r"%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*")
-_LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " ",
-                              "\u2028": " ", "\u2029": " "})
 # NFKC can expand a code point up to 18 times; the output is capped relative to the input.
 _NFKC_GROWTH = 4
-
-
-def _one_line(text: str) -> str:
-    return text.translate(_LINE_BREAKS)
 
 
 def nfkc(text: str) -> str:
@@ -164,14 +174,14 @@ def decode_entities(text: str) -> str:
     """Decode HTML character references still present in text (attributes, Markdown)."""
     if "&" not in text:
         return text
-    return _ENTITY.sub(lambda m: _one_line(html.unescape(m.group())), text, count=STEP_MAX_REPLACEMENTS)
+    return _ENTITY.sub(lambda m: one_line(html.unescape(m.group())), text, count=STEP_MAX_REPLACEMENTS)
 
 
 def _code_point(match: re.Match[str]) -> str:
     value = int(match.group(1) or match.group(2) or match.group(3), 16)
     if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
         return match.group()  # not a character: left as written
-    return _one_line(chr(value))
+    return one_line(chr(value))
 
 
 def decode_escapes(text: str) -> str:
@@ -183,7 +193,7 @@ def decode_escapes(text: str) -> str:
 
 def _percent(match: re.Match[str]) -> str:
     raw = bytes.fromhex(match.group().replace("%", ""))
-    return _one_line(raw.decode("utf-8", "replace"))
+    return one_line(raw.decode("utf-8", "replace"))
 
 
 def decode_percent(text: str) -> str:
@@ -193,48 +203,31 @@ def decode_percent(text: str) -> str:
     return _PERCENT_RUN.sub(_percent, text, count=STEP_MAX_REPLACEMENTS)
 
 
-@dataclass(frozen=True, slots=True)
-class BlobLimits:
-    """Budgets for Base64 and hex blob decoding in one segment.
-
-    Attributes:
-        max_decoded: candidates accepted (decoded to text) per segment and kind,
-            at least; the budget grows with the segment (one candidate per
-            ``chars_per_decoded`` characters), so a long ordinary page full of
-            encoded data is decoded whole. One more than the budget marks the
-            segment's inspection incomplete (reported as a limitation).
-            Candidates that do not decode to text cost one linear pass over
-            their own characters and are not counted: runs never overlap, so
-            the total work stays linear in the segment.
-        chars_per_decoded: segment characters that buy one more candidate.
-        max_candidate_chars: a longer run is decoded over its first this-many characters only
-            (the default exceeds the largest segment, so every run is decoded whole; decoded
-            text is never longer than its run, so the work stays linear).
-        max_decoded_chars: decoded text kept per candidate.
-        min_printable: share of printable characters a decoded candidate needs.
-    """
-
-    max_decoded: int = 32
-    chars_per_decoded: int = 64
-    max_candidate_chars: int = 65_536
-    max_decoded_chars: int = 65_536
-    min_printable: float = 0.9
-
-
-BLOB_LIMITS = BlobLimits()
 _MIN_BLOB_CHARS = 16
 # Base64 (standard or URL-safe alphabet); a mixed-case or digit-bearing run only:
 # an ordinary long lower-case word is never Base64 of text.
-# One scan finds both kinds: a run is hex when it holds only hex digits.
+# One scan finds Base64, hex and Base32: a run is hex when it holds only hex
+# digits, Base32 when only upper-case letters and 2-7.
 _BLOB_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{_MIN_BLOB_CHARS},}}={{0,2}}")
+# The next line of a wrapped blob (its last line may be short).
+_BLOB_LINE = re.compile(r"[A-Za-z0-9+/_-]+=*")
 # Byte view (see .byteview): a Base64/hex alphabet character reads "a". A run
 # starts exactly where the view first holds _MIN_BLOB_CHARS of them in a row.
 _BLOB_BYTES = byte_table(lambda b: 0x61 if chr(b).isascii() and (chr(b).isalnum() or b in b"+/_-") else 0x20)
 _BLOB_WINDOW = b"a" * _MIN_BLOB_CHARS
 _HEX_ONLY = re.compile(r"(?:[0-9A-Fa-f]{2})+")
+_BASE32_ONLY = re.compile(r"[A-Z2-7]+=*")
 _HAS_UPPER = re.compile(r"[A-Z]")
 _HAS_LOWER = re.compile(r"[a-z]")
-_LETTER = re.compile(r"[^\W\d_]")
+
+# The technique each kind of blob records on a finding, in the order kinds are reported.
+BLOB_TECHNIQUES: tuple[tuple[str, str], ...] = (
+    ("base64", "base64_decoded"),
+    ("hex", "hex_decoded"),
+    ("base32", "base32_decoded"),
+    ("ascii85", "ascii85_decoded"),
+    ("base85", "base85_decoded"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,21 +236,17 @@ class Blobs:
 
     base64: tuple[str, ...] = ()
     hex: tuple[str, ...] = ()
+    base32: tuple[str, ...] = ()
+    ascii85: tuple[str, ...] = ()
+    base85: tuple[str, ...] = ()
     exhausted: bool = False
 
-
-def _as_text(raw: bytes, limits: BlobLimits) -> str | None:
-    try:
-        decoded = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    decoded = decoded[: limits.max_decoded_chars]
-    if not decoded:
-        return None
-    printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\r\t")
-    if printable < limits.min_printable * len(decoded) or _LETTER.search(decoded) is None:
-        return None
-    return _one_line(decoded)
+    def by_technique(self) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """``(technique, texts)`` for every kind that decoded something."""
+        for kind, technique in BLOB_TECHNIQUES:
+            texts: tuple[str, ...] = getattr(self, kind)
+            if texts:
+                yield technique, texts
 
 
 def _base64_text(run: str, limits: BlobLimits) -> str | None:
@@ -271,7 +260,7 @@ def _base64_text(run: str, limits: BlobLimits) -> str | None:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
-    return _as_text(raw, limits)
+    return as_text(raw, limits)
 
 
 def _hex_text(run: str, limits: BlobLimits) -> str | None:
@@ -280,7 +269,7 @@ def _hex_text(run: str, limits: BlobLimits) -> str | None:
         raw = bytes.fromhex(body)
     except ValueError:
         return None
-    return _as_text(raw, limits)
+    return as_text(raw, limits)
 
 
 def _blob_runs(text: str) -> Iterator[re.Match[str]]:
@@ -300,27 +289,73 @@ def _blob_runs(text: str) -> Iterator[re.Match[str]]:
         position = data.find(_BLOB_WINDOW, match.end())
 
 
-def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS) -> Blobs:
-    """Find Base64 and hex runs in ``text`` (original case) and decode those that hold text."""
-    found: dict[str, list[str]] = {"base64": [], "hex": []}
+_Decode = Callable[[str, BlobLimits], str | None]
+
+
+def _run_decoder(run: str) -> tuple[str, _Decode, str] | None:
+    """``(kind, decoder, body)`` for a run of the Base64 alphabet, or None when it is no candidate."""
+    body = run[2:] if run[:2] in ("0x", "0X") and _HEX_ONLY.fullmatch(run, 2) else run
+    if _HEX_ONLY.fullmatch(body):
+        return "hex", _hex_text, body
+    if _BASE32_ONLY.fullmatch(run):
+        return "base32", base32_text, run
+    if _HAS_UPPER.search(run) is None or _HAS_LOWER.search(run) is None:
+        return None  # Base64 of text mixes cases; a long lower-case slug is not a candidate
+    return "base64", _base64_text, run
+
+
+def _alphabet_blobs(text: str, limits: BlobLimits) -> Iterator[tuple[str, str | None, bool]]:
+    """``(kind, text or None, cut)`` for every Base64/hex/Base32 run; ``cut``: longer than the candidate cap.
+
+    A run that starts a blob wrapped over several lines is decoded with them
+    when the joined text decodes, else alone (and the next lines on their own).
+    """
+    resume = 0
+    for match in _blob_runs(text):
+        start, end = match.span()
+        if start < resume:
+            continue  # a later line of a wrapped blob already decoded
+        joined_end = wrapped_end(text, start, end, _BLOB_LINE, limits.max_candidate_chars)
+        if joined_end > end:
+            joined = text[start:joined_end].replace("\n", "")
+            found = _run_decoder(joined)
+            decoded = found[1](found[2], limits) if found is not None else None
+            # Joined lines must read as words: lines of hex image data (PostScript) join into printable noise.
+            if found is not None and decoded is not None and reads_as_words(decoded):
+                resume = joined_end
+                yield found[0], decoded, len(joined) > limits.max_candidate_chars
+                continue
+        run = match.group()
+        found = _run_decoder(run)
+        if found is not None:
+            yield found[0], found[1](found[2], limits), len(run) > limits.max_candidate_chars
+
+
+def decode_blobs(text: str, limits: BlobLimits = BLOB_LIMITS, *, ascii_view: bytes | None = None) -> Blobs:
+    """Find encoded runs in ``text`` (original case) and decode those that hold text, by kind.
+
+    ``ascii_view``, when given, is the ASCII encoding (errors replaced) of
+    ``text`` or of ``text`` lower-cased; only which characters are printable
+    ASCII is read from it. Why: normalization has the lower-cased text's
+    encoding already, and encoding a page again is a pass over it.
+    """
+    found: dict[str, list[str]] = {kind: [] for kind, _ in BLOB_TECHNIQUES}
     budget = max(limits.max_decoded, len(text) // max(1, limits.chars_per_decoded))
     exhausted = False
-    for match in _blob_runs(text):
-        run = match.group()
-        kind = "hex" if _HEX_ONLY.fullmatch(run) else "base64"
-        if kind == "hex":
-            decode = _hex_text
-        elif _HAS_UPPER.search(run) is None or _HAS_LOWER.search(run) is None:
-            continue  # Base64 of text mixes cases; a long lower-case slug is not a candidate
-        else:
-            decode = _base64_text
-        decoded = decode(run, limits)
-        if decoded is not None:
+    if ascii_view is None or len(ascii_view) != len(text):
+        ascii_view = text.encode("ascii", "replace")
+    codes = np.frombuffer(ascii_view, dtype=np.uint8)
+    sources = (_alphabet_blobs(text, limits), separated_hex_blobs(text, codes, limits),
+               printable_blobs(text, codes, limits))
+    for source in sources:
+        for kind, decoded, cut in source:
+            if decoded is None:
+                continue
             if len(found[kind]) >= budget:
                 exhausted = True
                 break
             found[kind].append(decoded)
             # Text that goes on past the candidate cap was only partly read. A
             # long binary blob (an inline image) is not text at all: nothing omitted.
-            exhausted = exhausted or len(run) > limits.max_candidate_chars
-    return Blobs(tuple(found["base64"]), tuple(found["hex"]), exhausted)
+            exhausted = exhausted or cut
+    return Blobs(**{kind: tuple(texts) for kind, texts in found.items()}, exhausted=exhausted)

@@ -20,7 +20,9 @@ Steps, in order; each is recorded as a *technique* on a finding that needed it:
 ``letter_delimiter_removed``    "i.g.n.o.r.e", "ign-ore"
 ``leet_normalized``             "1gn0re" (a separate variant)
 ``scrambled_word_restored``     "ignroe" (a separate variant)
+``rot13_decoded``               ROT13 sentences (a separate variant; :mod:`.caesar`)
 ``base64_decoded``/``hex_decoded`` blobs that decode to text, normalized once
+``base32_decoded``              (and ``ascii85_decoded``, ``base85_decoded``) likewise
 =============================== =============================================
 
 Every step is linear and capped (see :mod:`.decoders`); a hit cap is reported
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .byteview import AsciiBytes
+from .caesar import decode_rot13
 from .decoders import (
     BLOB_LIMITS,
     BlobLimits,
@@ -79,6 +82,7 @@ _COMPACT_STEPS: tuple[_WordStep, ...] = (
 _VARIANT_STEPS: tuple[_WordStep, ...] = (
     ("leet_normalized", restore_leet),
     ("scrambled_word_restored", restore_scrambled),
+    ("rot13_decoded", decode_rot13),
 )
 
 
@@ -281,11 +285,12 @@ def normalize(text: str, blob_limits: BlobLimits = BLOB_LIMITS, *, words: frozen
     encoded = AsciiBytes()
     if words is None:
         words = latin_words(literal, encoded)
+    # The literal's encoding, computed for its words (when the caller gave none) and kept for the blob scan.
+    literal_ascii = encoded(literal)
     result.extend(_pipeline(text, (), words, literal, encoded))
-    blobs = decode_blobs(text, blob_limits)
-    for technique, texts in (("base64_decoded", blobs.base64), ("hex_decoded", blobs.hex)):
-        if texts:
-            result.extend(_pipeline("\n".join(texts), (technique,), None))
+    blobs = decode_blobs(text, blob_limits, ascii_view=literal_ascii)
+    for technique, texts in blobs.by_technique():
+        result.extend(_pipeline("\n".join(texts), (technique,), None))
     return Normalized(tuple(_dedupe(result)), blobs.exhausted, words, literal)
 
 
