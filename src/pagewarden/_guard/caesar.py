@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from .decoders import STEP_MAX_REPLACEMENTS
 from .lines import around_lines
+from .obfuscation import latin_words
 
 __all__ = ["COMMON_WORDS", "SHIFTS", "decode_rot13", "decode_shifted", "shift_back"]
 
@@ -165,10 +166,6 @@ def _word_positions(text: str, words: Iterable[str]) -> list[int]:
     return sorted(positions)
 
 
-def _latin_words(text: str) -> frozenset[str]:
-    return frozenset(re.findall("[a-z]+", text.lower()))
-
-
 def decode_shifted(text: str, words: frozenset[str] | None, shift: int) -> str:
     """Shift back the sentences of ``text`` that read as English shifted by ``shift``; the rest as is.
 
@@ -176,7 +173,7 @@ def decode_shifted(text: str, words: frozenset[str] | None, shift: int) -> str:
     Lines are kept (a sentence never crosses one); at most ``STEP_MAX_REPLACEMENTS``
     gate-word occurrences are looked at.
     """
-    present = (_latin_words(text) if words is None else words) & _tables(shift).gate
+    present = (latin_words(text.lower()) if words is None else words) & _tables(shift).gate
     if len(present) < _MIN_GATE_WORDS:
         return text
     # Gate words are lower-case; a text whose lower-casing changes its length is searched as written.
